@@ -1,0 +1,96 @@
+# Dynamic kernel stacks: the series, its kernels and their QEMU machines.
+# `make help` lists the targets and variables.
+
+CACHE    ?= $(HOME)/.cache/dynstack
+RESULTS  ?= results
+ARCHES   ?= $(or $(ARCH),x86_64 arm64)
+VARIANTS ?= $(or $(VARIANT),baseline dynamic)
+TIMEOUT  ?= 600
+export CACHE TIMEOUT
+
+VALID_ARCHES   := x86_64 arm64
+VALID_VARIANTS := baseline dynamic
+
+GUEST_SRCS := $(wildcard tests/guest/*.c tests/guest/*.h)
+INITRAMFS   = $(CACHE)/initramfs/$(1).cpio
+
+.PHONY: help deps matrix test hostcheck checkpatch bisect kernel boot initramfs review clean distclean
+
+help:
+	@echo 'Targets:'
+	@echo '  matrix      build and boot every ARCH x VARIANT, print the result table'
+	@echo '  test        host-side checks, then the matrix (what CI runs)'
+	@echo '  kernel      build one kernel (ARCH=, VARIANT=), print its image path'
+	@echo '  boot        boot one kernel (ARCH=, VARIANT=, [INITRD=]), print the console'
+	@echo '  initramfs   build the test initramfs for ARCH=, print its path'
+	@echo '  review      print ARCH='"'"'s hooks in the patched tree, for a reviewer'
+	@echo '  hostcheck   the host-side checks alone'
+	@echo '  checkpatch  scripts/checkpatch.pl --strict on every patch of the series'
+	@echo '  bisect      build every prefix of the series for both arches'
+	@echo '              (BISECT=quick: only the files each patch touches)'
+	@echo '  deps        install the Debian packages the build needs'
+	@echo '  clean       remove $(RESULTS)/; distclean also removes CACHE'
+	@echo 'Variables:'
+	@echo '  ARCH      one of: $(VALID_ARCHES)'
+	@echo '  VARIANT   one of: $(VALID_VARIANTS)'
+	@echo '  ARCHES, VARIANTS  the matrix (now: $(ARCHES) x $(VARIANTS))'
+	@echo '  CACHE     trees, builds, ccache, initramfs (now: $(CACHE))'
+	@echo '  RESULTS   logs and tables (now: $(RESULTS))'
+	@echo '  INITRD    initramfs for boot (default: the test initramfs)'
+	@echo '  TIMEOUT   seconds a guest may run (now: $(TIMEOUT))'
+
+# Bad input: an error naming the valid values, exit 2.
+check-one = $(if $(filter-out $(2),$(1)),$(error unknown $(3) '$(1)' (valid: $(2))))
+check-set = $(if $(strip $(1)),,$(error $(3) is required (valid: $(2))))$(call check-one,$(1),$(2),$(3))$(if $(word 2,$(1)),$(error one $(3) at a time (valid: $(2))))
+$(call check-one,$(ARCHES),$(VALID_ARCHES),ARCH)
+$(call check-one,$(VARIANTS),$(VALID_VARIANTS),VARIANT)
+ifneq ($(filter kernel boot initramfs review,$(MAKECMDGOALS)),)
+$(call check-set,$(ARCH),$(VALID_ARCHES),ARCH)
+endif
+ifneq ($(filter kernel boot,$(MAKECMDGOALS)),)
+$(call check-set,$(VARIANT),$(VALID_VARIANTS),VARIANT)
+endif
+
+deps:
+	@scripts/deps.sh
+
+$(CACHE)/initramfs/%.cpio: $(GUEST_SRCS) boot/%.conf boot/initramfs.sh
+	@boot/initramfs.sh $* $@ >/dev/null
+
+matrix: deps $(foreach a,$(ARCHES),$(call INITRAMFS,$(a)))
+	@scripts/matrix.sh "$(ARCHES)" "$(VARIANTS)" $(RESULTS)
+
+hostcheck:
+	@tests/host/run.sh
+
+checkpatch: deps
+	@scripts/checkpatch.sh
+
+BISECT ?= full
+bisect: deps
+	@scripts/bisect.sh $(BISECT)
+
+test: deps
+	@scripts/test.sh "$(ARCHES)" "$(VARIANTS)" $(RESULTS)
+
+kernel: deps
+	@scripts/build.sh $(ARCH) $(VARIANT)
+
+initramfs: deps $(call INITRAMFS,$(ARCH))
+	@echo $(call INITRAMFS,$(ARCH))
+
+boot: deps $(if $(INITRD),,$(call INITRAMFS,$(ARCH)))
+	@mkdir -p $(RESULTS)
+	@boot/qemu.sh $(ARCH) "$$(scripts/build.sh $(ARCH) $(VARIANT))" \
+		$(or $(INITRD),$(call INITRAMFS,$(ARCH))) \
+		$(RESULTS)/$(ARCH)-$(VARIANT).boot.log \
+		$$(cat tests/guest/$(VARIANT).cmdline)
+
+review: deps
+	@scripts/review.sh $(ARCH)
+
+clean:
+	rm -rf $(RESULTS)
+
+distclean: clean
+	rm -rf $(CACHE)

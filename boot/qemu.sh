@@ -1,0 +1,31 @@
+#!/bin/sh
+# usage: qemu.sh ARCH KERNEL INITRD LOG [KERNEL-ARGUMENT...]
+#
+# Boots KERNEL with INITRD in ARCH's QEMU machine (boot/ARCH.conf), copies
+# the console to stdout and to LOG, and exits with QEMU's status: 124 when
+# the guest did not end within $TIMEOUT seconds (default 600).
+# Extra kernel arguments of the form NAME=VALUE reach /init as environment.
+# $QEMU_EXTRA is appended to the QEMU command line (e.g. -icount shift=0).
+set -eu
+. "$(dirname "$0")/../scripts/common.sh"
+[ $# -ge 4 ] || usage_error "usage: qemu.sh ARCH KERNEL INITRD LOG [KERNEL-ARGUMENT...]"
+check_arch "$1"
+kernel=$2 initrd=$3 log=$4
+shift 4
+[ -f "$kernel" ] || die "kernel image $kernel missing"
+[ -f "$initrd" ] || die "initramfs $initrd missing"
+timeout=${TIMEOUT:-600}
+
+# oops=panic and panic=-1: a crashed guest reboots, so QEMU ends at once.
+append="console=$CONSOLE panic=-1 oops=panic $*"
+status=0
+# shellcheck disable=SC2086
+timeout -k 10 "$timeout" $QEMU $QEMU_MACHINE ${QEMU_EXTRA:-} \
+	-display none -monitor none -serial stdio -no-reboot \
+	-kernel "$kernel" -initrd "$initrd" -append "$append" \
+	</dev/null >"$log" 2>&1 &
+pid=$!
+tail -n +1 -f --pid=$pid "$log" 2>/dev/null || true
+wait $pid || status=$?
+[ $status != 124 ] || echo "qemu: no end after ${timeout}s, killed" >>"$log"
+exit $status

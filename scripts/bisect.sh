@@ -1,0 +1,73 @@
+#!/bin/sh
+# usage: bisect.sh full|quick
+#
+# Every prefix of the series (generic/, then arch-x86/, then arch-arm64/)
+# must build for x86_64 and arm64 with the dynamic configuration; on an
+# arch without HAVE_ARCH_DYNAMIC_STACK that is the generic code with the
+# feature off. "full" builds each prefix's kernel image. "quick" compiles,
+# at each prefix, the files the patch touches and the users of the headers
+# the series changes (kernel/fork, exit, sched/core, mm/vmalloc, vmstat),
+# with -Werror: every changed line is compiled at every prefix, on both
+# arches, in a fraction of the time. Prints KTAP; exits non-zero on a
+# failure, naming the patch.
+set -eu
+. "$(dirname "$0")/common.sh"
+[ $# = 1 ] && case $1 in full|quick) ;; *) false ;; esac ||
+	usage_error "usage: bisect.sh full|quick"
+mode=$1
+ALWAYS="kernel/fork.o kernel/exit.o kernel/sched/core.o mm/vmalloc.o mm/vmstat.o"
+
+"$TOP/scripts/tree.sh" dynamic >/dev/null
+repo=$CACHE/src/baseline
+wt=$CACHE/src/bisect
+[ -d "$wt" ] || git -C "$repo" worktree add -q --detach "$wt" baseline
+commits=$(git -C "$repo" rev-list --reverse baseline..dynamic)
+export CCACHE_DIR="$CACHE/ccache" CCACHE_DEPEND=1 KBUILD_BUILD_TIMESTAMP="@0"
+
+echo "KTAP version 1"
+echo "1..$(($(echo "$commits" | wc -w) * $(echo "$ARCHES" | wc -w)))"
+n=0 failed=0
+for c in $commits; do
+	git -C "$wt" checkout -q --detach "$c"
+	subject=$(git -C "$wt" log -1 --format=%s)
+	for arch in $ARCHES; do
+		n=$((n + 1))
+		(
+		check_arch "$arch"
+		out=$CACHE/build/bisect-$arch
+		kmake() {
+			make -s -C "$wt" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
+				CC="ccache ${CROSS_COMPILE}gcc" KCFLAGS=-Werror "$@"
+		}
+		mkdir -p "$out"
+		kmake tinyconfig >/dev/null
+		"$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+			"$TOP/configs/common.config" "$TOP/configs/$arch.config" \
+			"$TOP/configs/dynamic.config" >/dev/null
+		kmake olddefconfig >/dev/null
+		if [ "$mode" = full ]; then
+			kmake -j"$(nproc)" "$KERNEL_TARGET"
+		else
+			objs=$ALWAYS
+			for f in $(git -C "$wt" diff --name-only HEAD~1 -- '*.c'); do
+				case $f in
+				arch/*) [ "${f#arch/$SRCARCH/}" != "$f" ] || continue ;;
+				esac
+				objs="$objs ${f%.c}.o"
+			done
+			kmake prepare
+			# shellcheck disable=SC2086
+			kmake -j"$(nproc)" $objs
+		fi
+		) >"$CACHE/bisect.log" 2>&1 && status=0 || status=$?
+		if [ $status = 0 ]; then
+			echo "ok $n $arch: $subject"
+		else
+			echo "not ok $n $arch: $subject"
+			tail -n 20 "$CACHE/bisect.log" | sed 's/^/# /'
+			failed=$((failed + 1))
+		fi
+	done
+done
+echo "# bisect ($mode): $((n - failed)) passed, $failed failed"
+[ $failed = 0 ]

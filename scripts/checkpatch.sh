@@ -1,0 +1,20 @@
+#!/bin/sh
+# Runs the baseline tree's scripts/checkpatch.pl --strict on every patch of
+# the series, in order. Fails if it reports anything.
+set -eu
+. "$(dirname "$0")/common.sh"
+src=$("$TOP/scripts/tree.sh" baseline)
+bad=0
+for dir in generic arch-x86 arch-arm64; do
+	for p in $(sed -e 's/#.*//' "$TOP/$dir/series"); do
+		if out=$(cd "$src" && perl scripts/checkpatch.pl --strict --quiet \
+				--no-summary "$TOP/$dir/$p" 2>&1) && [ -z "$out" ]; then
+			echo "ok $dir/$p"
+		else
+			echo "not ok $dir/$p"
+			echo "$out" | sed 's/^/# /'
+			bad=1
+		fi
+	done
+done
+exit $bad

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /init of the test initramfs: mounts the pseudo file systems, runs the
+ * in-guest tests as one KTAP document on the console and reboots, which
+ * ends QEMU (it runs with -no-reboot).
+ *
+ * Expectations come from the kernel command line, which the kernel hands
+ * to init as environment variables (see the Makefile, GUEST_ENV).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ktap.h"
+#include "tests.h"
+
+static const struct ktap_case cases[] = {
+	{ "init_reached",		test_init_reached },
+	{ "vmstat_kstack_counters",	test_vmstat_counters },
+	{ "kstack_kib_per_thread",	test_kstack_per_thread },
+	{ "kstack_returns_after_exit",	test_kstack_returns },
+};
+
+static void setup_console(void)
+{
+	int fd;
+
+	mkdir("/dev", 0755);
+	mount("devtmpfs", "/dev", "devtmpfs", 0, NULL);
+	fd = open("/dev/console", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
+static void mount_fs(const char *src, const char *dir, const char *type)
+{
+	mkdir(dir, 0755);
+	if (mount(src, dir, type, 0, NULL))
+		ktap_diag("mount %s on %s: %m", type, dir);
+}
+
+int main(void)
+{
+	setup_console();
+	mount_fs("proc", "/proc", "proc");
+	mount_fs("sysfs", "/sys", "sysfs");
+	mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
+
+	ktap_run(cases, sizeof(cases) / sizeof(cases[0]));
+
+	sync();
+	reboot(RB_AUTOBOOT);
+	return 1;	/* not reached: the kernel panics when init exits */
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel-stack memory per thread, from nr_kernel_stack in /proc/vmstat:
+ * NR_THREADS threads are created and put to sleep, the counter is read
+ * with them asleep and again after they have been joined.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kstat.h"
+#include "tests.h"
+
+#define NR_THREADS	2000
+#define USER_STACK	(64 * 1024)
+
+static const char *const histogram[] = {
+	"kstack_1k", "kstack_2k", "kstack_4k", "kstack_8k", "kstack_16k",
+};
+
+static pthread_t threads[NR_THREADS];
+static int nr_started;
+static atomic_int nr_asleep;
+static int wake_pipe[2] = { -1, -1 };
+static struct kstack_snapshot before;
+static long histogram_before;
+
+static long histogram_sum(void)
+{
+	long v, sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(histogram) / sizeof(histogram[0]); i++) {
+		v = vmstat_read(histogram[i]);
+		if (v < 0)
+			return -1;
+		sum += v;
+	}
+	return sum;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+enum ktap_result test_init_reached(void)
+{
+	ktap_diag("init running as pid %d", (int)getpid());
+	return getpid() == 1 ? KTAP_PASS : KTAP_FAIL;
+}
+
+enum ktap_result test_vmstat_counters(void)
+{
+	enum ktap_result r = KTAP_PASS;
+	unsigned int i;
+
+	if (vmstat_read("nr_kernel_stack") <= 0) {
+		ktap_diag("nr_kernel_stack missing or zero");
+		r = KTAP_FAIL;
+	}
+	for (i = 0; i < sizeof(histogram) / sizeof(histogram[0]); i++) {
+		if (vmstat_read(histogram[i]) < 0) {
+			ktap_diag("%s missing from /proc/vmstat", histogram[i]);
+			r = KTAP_FAIL;
+		}
+	}
+	return r;
+}
+
+static void *sleeper(void *arg)
+{
+	char c;
+
+	(void)arg;
+	atomic_fetch_add(&nr_asleep, 1);
+	/* Sleeps in the kernel until the write end is closed. */
+	while (read(wake_pipe[0], &c, 1) > 0)
+		;
+	return NULL;
+}
+
+static void release_threads(void)
+{
+	int i;
+
+	if (wake_pipe[1] >= 0)
+		close(wake_pipe[1]);
+	for (i = 0; i < nr_started; i++)
+		pthread_join(threads[i], NULL);
+	if (wake_pipe[0] >= 0)
+		close(wake_pipe[0]);
+	wake_pipe[0] = wake_pipe[1] = -1;
+}
+
+enum ktap_result test_kstack_per_thread(void)
+{
+	double lo = env_double("KSTACK_KIB_MIN", -1);
+	double hi = env_double("KSTACK_KIB_MAX", -1);
+	struct kstack_snapshot during;
+	pthread_attr_t attr;
+	double per_thread;
+	int i;
+
+	if (lo < 0 || hi < 0) {
+		ktap_diag("KSTACK_KIB_MIN/KSTACK_KIB_MAX not on the command line");
+		return KTAP_FAIL;
+	}
+	histogram_before = histogram_sum();
+	if (pipe(wake_pipe) || kstack_snapshot(&before)) {
+		ktap_diag("setup failed: %m");
+		return KTAP_FAIL;
+	}
+
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, USER_STACK);
+	for (i = 0; i < NR_THREADS; i++) {
+		int err = pthread_create(&threads[i], &attr, sleeper, NULL);
+
+		if (err) {
+			ktap_diag("pthread_create %d: %s", i, strerror(err));
+			break;
+		}
+		nr_started++;
+	}
+	pthread_attr_destroy(&attr);
+	if (nr_started < NR_THREADS)
+		return KTAP_FAIL;
+
+	/* Every thread has reached read(); give the last ones time to block. */
+	for (i = 0; i < 10000 && atomic_load(&nr_asleep) < NR_THREADS; i++)
+		sleep_ms(1);
+	sleep_ms(200);
+
+	if (kstack_snapshot(&during) || during.tasks <= before.tasks) {
+		ktap_diag("no snapshot with the threads asleep");
+		return KTAP_FAIL;
+	}
+	per_thread = (double)(during.kib - before.kib) /
+		     (during.tasks - before.tasks);
+	ktap_diag("%ld tasks -> %ld tasks, nr_kernel_stack %ld -> %ld KiB",
+		  before.tasks, during.tasks, before.kib, during.kib);
+	ktap_metric("kstack_kib_per_thread", per_thread, "KiB");
+	if (per_thread < lo || per_thread > hi) {
+		ktap_diag("%.2f KiB per thread, expected %.2f to %.2f",
+			  per_thread, lo, hi);
+		return KTAP_FAIL;
+	}
+	return KTAP_PASS;
+}
+
+/* THREAD_SIZE in KiB: the largest kstack_<N>k bucket of the histogram. */
+static long thread_kib(void)
+{
+	long kib = 0;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(histogram) / sizeof(histogram[0]); i++)
+		if (vmstat_read(histogram[i]) >= 0)
+			kib = 1L << i;
+	return kib;
+}
+
+/*
+ * Whatever nr_kernel_stack gained since @before belongs to tasks that are
+ * new since then (kernel threads started meanwhile): at least the expected
+ * per-thread figure and at most THREAD_SIZE for each of them.
+ */
+static int kstack_settled(const struct kstack_snapshot *after, double lo,
+			  long max_kib)
+{
+	long tasks = after->tasks - before.tasks;
+	long kib = after->kib - before.kib;
+
+	return tasks >= 0 && kib >= tasks * lo && kib <= tasks * max_kib;
+}
+
+enum ktap_result test_kstack_returns(void)
+{
+	double lo = env_double("KSTACK_KIB_MIN", 0);
+	struct kstack_snapshot after = { 0, 0 };
+	long exited, max_kib = thread_kib();
+	int i, settled = 0;
+
+	if (nr_started != NR_THREADS) {
+		release_threads();
+		ktap_diag("the threads of kstack_kib_per_thread did not start");
+		return KTAP_FAIL;
+	}
+	release_threads();
+
+	/* Exit accounting can lag the join (the stack is freed after RCU). */
+	for (i = 0; i < 100 && !settled; i++) {
+		if (i)
+			sleep_ms(100);
+		settled = !kstack_snapshot(&after) &&
+			  kstack_settled(&after, lo, max_kib);
+	}
+	ktap_diag("nr_kernel_stack %ld KiB with %ld tasks before, %ld KiB with %ld tasks after",
+		  before.kib, before.tasks, after.kib, after.tasks);
+	if (!settled) {
+		ktap_diag("expected %ld to %ld KiB for %ld new tasks",
+			  (long)((after.tasks - before.tasks) * lo),
+			  (after.tasks - before.tasks) * max_kib,
+			  after.tasks - before.tasks);
+		return KTAP_FAIL;
+	}
+
+	exited = histogram_sum() - histogram_before;
+	ktap_diag("kstack histogram counted %ld exits", exited);
+	if (histogram_before < 0 || exited < NR_THREADS) {
+		ktap_diag("expected at least %d exits in the kstack histogram",
+			  NR_THREADS);
+		return KTAP_FAIL;
+	}
+	return KTAP_PASS;
+}
