@@ -19,7 +19,7 @@ INITRAMFS   = $(CACHE)/initramfs/$(1).cpio
 help:
 	@echo 'Targets:'
 	@echo '  matrix      build and boot every ARCH x VARIANT, print the result table'
-	@echo '  test        host-side checks, then the matrix (what CI runs)'
+	@echo '  test        host checks, checkpatch, quick bisect, matrix (what CI runs)'
 	@echo '  kernel      build one kernel (ARCH=, VARIANT=), print its image path'
 	@echo '  boot        boot one kernel (ARCH=, VARIANT=, [INITRD=]), print the console'
 	@echo '  initramfs   build the test initramfs for ARCH=, print its path'

@@ -22,7 +22,7 @@ repo=$CACHE/src/baseline
 wt=$CACHE/src/bisect
 [ -d "$wt" ] || git -C "$repo" worktree add -q --detach "$wt" baseline
 commits=$(git -C "$repo" rev-list --reverse baseline..dynamic)
-export CCACHE_DIR="$CACHE/ccache" CCACHE_DEPEND=1 KBUILD_BUILD_TIMESTAMP="@0"
+export CCACHE_DIR="$CACHE/ccache" KBUILD_BUILD_TIMESTAMP="@0"
 
 echo "KTAP version 1"
 echo "1..$(($(echo "$commits" | wc -w) * $(echo "$ARCHES" | wc -w)))"

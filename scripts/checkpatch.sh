@@ -4,6 +4,8 @@
 set -eu
 . "$(dirname "$0")/common.sh"
 src=$("$TOP/scripts/tree.sh" baseline)
+# checkpatch runs scripts/spdxcheck.py, which needs Debian's python3-ply and python3-git.
+PATH=/usr/bin:$PATH
 bad=0
 for dir in generic arch-x86 arch-arm64; do
 	for p in $(sed -e 's/#.*//' "$TOP/$dir/series"); do

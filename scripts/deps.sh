@@ -26,6 +26,8 @@ xz-utils		xz
 libelf-dev		/usr/include/libelf.h
 libssl-dev		/usr/include/openssl/ssl.h
 perl			perl
+python3-ply		/usr/lib/python3/dist-packages/ply
+python3-git		/usr/lib/python3/dist-packages/git
 git			git
 qemu-system-x86		qemu-system-x86_64
 qemu-system-arm		qemu-system-aarch64

@@ -1,29 +1,44 @@
 #!/bin/sh
 # usage: test.sh "ARCH..." "VARIANT..." RESULTS-DIR
 #
-# What `make test` and CI run: the host-side checks, then the matrix. Ends
-# with one line "N passed, N failed, N skipped": host checks, the in-guest
-# and KUnit test cases of every cell, and each cell itself (built and
-# booted cleanly, or not).
+# What `make test` and CI run: the host-side checks, checkpatch on the
+# series, the quick bisect build of every prefix of the series, then the
+# matrix. Ends with one line "N passed, N failed, N skipped": the checks,
+# the in-guest and KUnit test cases of every cell, and each cell itself
+# (built and booted cleanly, or not; n/a cells count as skipped).
 set -u
 . "$(dirname "$0")/common.sh"
 [ $# = 3 ] || usage_error 'usage: test.sh "ARCH..." "VARIANT..." RESULTS-DIR'
 results=$3
 mkdir -p "$results"
 
-"$TOP/tests/host/run.sh" | tee "$results/host.ktap"
-"$TOP/scripts/matrix.sh" "$1" "$2" "$results"
-matrix_status=$?
+status=0
+"$TOP/tests/host/run.sh" >"$results/host.ktap" 2>&1 || status=1
+cat "$results/host.ktap"
+echo "test: checkpatch --strict on the series" >&2
+"$TOP/scripts/checkpatch.sh" >"$results/checkpatch.ktap" 2>&1 || status=1
+grep -v '^ok' "$results/checkpatch.ktap"
+echo "test: quick bisect build of every prefix of the series" >&2
+"$TOP/scripts/bisect.sh" quick >"$results/bisect.ktap" 2>&1 || status=1
+grep -v '^ok' "$results/bisect.ktap"
+rm -f "$results/.rows"
+"$TOP/scripts/matrix.sh" "$1" "$2" "$results" || status=1
 
-host_passed=$(grep -c '^ok ' "$results/host.ktap")
-host_failed=$(grep -c '^not ok ' "$results/host.ktap")
-if [ -f "$results/.rows" ] && [ $matrix_status != 2 ]; then
+checks_passed=$(cat "$results"/host.ktap "$results"/checkpatch.ktap \
+	"$results"/bisect.ktap | grep -c '^ok ')
+checks_failed=$(cat "$results"/host.ktap "$results"/checkpatch.ktap \
+	"$results"/bisect.ktap | grep -c '^not ok ')
+if [ -f "$results/.rows" ]; then
 	set -- $(awk -F '\t' '{ p += $5; f += $6; s += $7 }
 		$4 == "n/a" { next } $3 == "ok" && $4 == "ok" { p++; next } { f++ }
 		END { print p + 0, f + 0, s + 0 }' "$results/.rows")
 else
 	set -- 0 1 0
 fi
+failed=$((checks_failed + $2))
+[ $failed = 0 ] || status=1
+# A check that failed without a "not ok" line (a crash of its script).
+[ $status = 0 ] || [ $failed != 0 ] || failed=1
 echo
-echo "$((host_passed + $1)) passed, $((host_failed + $2)) failed, $3 skipped"
-[ $((host_failed + $2)) = 0 ] && [ $matrix_status = 0 ]
+echo "$((checks_passed + $1)) passed, $failed failed, $3 skipped"
+exit $status

@@ -9,19 +9,29 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kstat.h"
 #include "ktap.h"
 #include "tests.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static const struct ktap_case cases[] = {
 	{ "init_reached",		test_init_reached },
 	{ "vmstat_kstack_counters",	test_vmstat_counters },
 	{ "kstack_kib_per_thread",	test_kstack_per_thread },
 	{ "kstack_returns_after_exit",	test_kstack_returns },
+};
+
+/* Run when the command line says DYNAMIC_STACK=1 (the dynamic variant). */
+static const struct ktap_case dynamic_cases[] = {
+	{ "consume_bad_input",		test_consume_bad_input },
+	{ "consume_many_threads",	test_consume_many_threads },
 };
 
 static void setup_console(void)
@@ -50,12 +60,20 @@ static void mount_fs(const char *src, const char *dir, const char *type)
 
 int main(void)
 {
+	struct ktap_case all[ARRAY_SIZE(cases) + ARRAY_SIZE(dynamic_cases)];
+	size_t n = ARRAY_SIZE(cases);
+
 	setup_console();
 	mount_fs("proc", "/proc", "proc");
 	mount_fs("sysfs", "/sys", "sysfs");
 	mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
 
-	ktap_run(cases, sizeof(cases) / sizeof(cases[0]));
+	memcpy(all, cases, sizeof(cases));
+	if (env_double("DYNAMIC_STACK", 0) == 1) {
+		memcpy(all + n, dynamic_cases, sizeof(dynamic_cases));
+		n += ARRAY_SIZE(dynamic_cases);
+	}
+	ktap_run(all, n);
 
 	sync();
 	reboot(RB_AUTOBOOT);
