@@ -17,6 +17,14 @@ set -eu
 mode=$1
 ALWAYS="kernel/fork.o kernel/exit.o kernel/sched/core.o mm/vmalloc.o mm/vmstat.o"
 
+# enabled TREE CONFIG FILE.c: whether CONFIG builds FILE.c, going by the
+# obj-$(CONFIG_...) line of its directory's Makefile.
+enabled() {
+	sym=$(sed -n "s/^obj-\$(\(CONFIG_[A-Z0-9_]*\))[[:space:]]*+=.*\<$(basename "${3%.c}")\.o.*/\1/p" \
+		"$1/$(dirname "$3")/Makefile" | head -n 1)
+	[ -z "$sym" ] || grep -q "^$sym=y" "$2"
+}
+
 "$TOP/scripts/tree.sh" dynamic >/dev/null
 repo=$CACHE/src/baseline
 wt=$CACHE/src/bisect
@@ -53,6 +61,7 @@ for c in $commits; do
 				case $f in
 				arch/*) [ "${f#arch/$SRCARCH/}" != "$f" ] || continue ;;
 				esac
+				enabled "$wt" "$out/.config" "$f" || continue
 				objs="$objs ${f%.c}.o"
 			done
 			kmake prepare
