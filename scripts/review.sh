@@ -21,5 +21,7 @@ echo "=== The generic interface: arch/Kconfig"
 sed -n '/^config HAVE_ARCH_DYNAMIC_STACK/,/^config DYNAMIC_STACK_KUNIT/p' \
 	"$src/arch/Kconfig"
 echo "=== The generic interface: include/linux/sched/task_stack.h"
-sed -n '/^#ifdef CONFIG_DYNAMIC_STACK/,/^#endif \/\* CONFIG_DYNAMIC_STACK/p' \
-	"$src/include/linux/sched/task_stack.h"
+sed -n '/^#ifdef CONFIG_DYNAMIC_STACK$/,/^#endif \/\* CONFIG_DYNAMIC_STACK \*\//{
+	p
+	/^#endif \/\* CONFIG_DYNAMIC_STACK \*\//q
+}' "$src/include/linux/sched/task_stack.h"
