@@ -70,7 +70,7 @@ BISECT ?= full
 bisect: deps
 	@scripts/bisect.sh $(BISECT)
 
-test: deps
+test: deps $(foreach a,$(ARCHES),$(call INITRAMFS,$(a)))
 	@scripts/test.sh "$(ARCHES)" "$(VARIANTS)" $(RESULTS)
 
 kernel: deps
