@@ -34,11 +34,36 @@ build() {
 	echo $status >"$base.build.status"
 }
 
-# cell ARCH VARIANT: boots a built kernel and appends "arch variant build
-# boot passed failed skipped build_s boot_s kib_per_thread reason" to $rows.
+# guest ARCH VARIANT NAME AWK-VAR [KERNEL-ARGUMENT...]: boots the cell's
+# kernel, parses the console with tests/ktap.awk -v AWK-VAR and leaves
+# base.NAME.log and base.NAME.ktap, where a failure adds a "problem" line.
+guest() {
+	arch=$1 variant=$2 name=$3 var=$4 base=$results/$1-$2
+	shift 4
+	qstatus=0
+	"$TOP/boot/qemu.sh" "$arch" "$(cat "$base.image")" \
+		"$CACHE/initramfs/$arch.cpio" "$base.$name.log" \
+		$(cat "$TOP/tests/guest/$variant.cmdline") "$@" \
+		>/dev/null 2>&1 || qstatus=$?
+	awk -v "$var" -f "$TOP/tests/ktap.awk" "$base.$name.log" >"$base.$name.ktap"
+	case $qstatus in
+	0) ;;
+	124) echo "problem hang: no end after ${TIMEOUT:-600}s" >>"$base.$name.ktap" ;;
+	*) echo "problem qemu exited $qstatus" >>"$base.$name.ktap" ;;
+	esac
+	grep -q '^problem' "$base.$name.ktap" &&
+		echo "problem (log: $base.$name.log)" >>"$base.$name.ktap"
+	return 0
+}
+
+# cell ARCH VARIANT: boots a built kernel twice, once to run the tests and
+# once to overflow a stack (LKDTM EXHAUST_STACK, which must end in the
+# report boot/ARCH.conf names), and appends "arch variant build boot
+# overflow passed failed skipped build_s boot_s kib_per_thread reason"
+# to $rows.
 cell() {
 	arch=$1 variant=$2 base=$results/$1-$2
-	build=FAIL boot=- passed=0 failed=0 skipped=0 boot_s=- kib=- reason=
+	build=FAIL boot=- overflow=- passed=0 failed=0 skipped=0 boot_s=- kib=- reason=
 	build_s=$(cat "$base.build_s")
 	if [ "$(cat "$base.build.status")" = 0 ]; then
 		build=ok
@@ -46,36 +71,31 @@ cell() {
 		reason="build failed: $(tail -n 3 "$base.build.log" | tr '\n' ' ')(log: $base.build.log)"
 	fi
 	if [ $build = ok ]; then
+		report=$(check_arch "$arch" && echo "$STACK_OVERFLOW_REPORT")
 		t0=$(now)
-		qstatus=0
-		"$TOP/boot/qemu.sh" "$arch" "$(cat "$base.image")" \
-			"$CACHE/initramfs/$arch.cpio" "$base.console.log" \
-			$(cat "$TOP/tests/guest/$variant.cmdline") \
-			>/dev/null 2>&1 || qstatus=$?
+		guest "$arch" "$variant" console require=init_reached
+		guest "$arch" "$variant" overflow "expect=$report" \
+			kunit.enable=0 LKDTM=EXHAUST_STACK
 		boot_s=$(($(now) - t0))
-		awk -v require=init_reached -f "$TOP/tests/ktap.awk" \
-			"$base.console.log" >"$base.ktap"
-		passed=$(sed -n 's/^passed //p' "$base.ktap")
-		failed=$(sed -n 's/^failed //p' "$base.ktap")
-		skipped=$(sed -n 's/^skipped //p' "$base.ktap")
-		kib=$(sed -n 's/^metric kstack_kib_per_thread \([^ ]*\).*/\1/p' "$base.ktap")
+		kib=$(sed -n 's/^metric kstack_kib_per_thread \([^ ]*\).*/\1/p' "$base.console.ktap")
 		kib=${kib:--}
-		reason=$(sed -n 's/^problem //p' "$base.ktap" | head -n 3 | tr '\n' ';')
-		case $qstatus in
-		0) ;;
-		124) reason="hang: no end after ${TIMEOUT:-600}s; $reason" ;;
-		*) reason="qemu exited $qstatus; $reason" ;;
-		esac
-		if [ -z "$reason" ] && [ "$passed" -gt 0 ]; then
-			boot=ok
-		else
+		cat "$base.console.ktap" "$base.overflow.ktap" >"$base.ktap"
+		passed=$(awk '/^passed / { n += $2 } END { print n + 0 }' "$base.ktap")
+		failed=$(awk '/^failed / { n += $2 } END { print n + 0 }' "$base.ktap")
+		skipped=$(awk '/^skipped / { n += $2 } END { print n + 0 }' "$base.ktap")
+		reason=$(sed -n 's/^problem //p' "$base.console.ktap" "$base.overflow.ktap" |
+			head -n 4 | tr '\n' ';')
+		boot=ok overflow=ok
+		if grep -q '^problem' "$base.console.ktap" ||
+		   ! grep -q '^passed [1-9]' "$base.console.ktap"; then
 			boot=FAIL
-			reason="${reason:-no test passed} (log: $base.console.log)"
+			reason=${reason:-"no test passed (log: $base.console.log)"}
 		fi
+		grep -q '^problem' "$base.overflow.ktap" && overflow=FAIL
 	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$arch" "$variant" \
-		"$build" "$boot" "$passed" "$failed" "$skipped" "$build_s" \
-		"$boot_s" "$kib" "$reason" >>"$rows"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$arch" \
+		"$variant" "$build" "$boot" "$overflow" "$passed" "$failed" \
+		"$skipped" "$build_s" "$boot_s" "$kib" "$reason" >>"$rows"
 }
 
 # Trees first (one at a time: they share a repository), then every kernel
@@ -100,7 +120,7 @@ wait
 for arch in $arches; do
 	for variant in $variants; do
 		if ! supported "$arch" "$variant"; then
-			printf '%s\t%s\t-\tn/a\t0\t0\t1\t-\t-\t-\t%s\n' "$arch" \
+			printf '%s\t%s\t-\tn/a\tn/a\t0\t0\t1\t-\t-\t-\t%s\n' "$arch" \
 				"$variant" "not enabled on $arch (boot/$arch.conf)" >>"$rows"
 			continue
 		fi
@@ -110,19 +130,19 @@ for arch in $arches; do
 done
 
 {
-	echo "| arch | variant | build | boot | passed | failed | skipped | build s | boot s | kstack KiB/thread |"
-	echo "|---|---|---|---|---|---|---|---|---|---|"
-	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$rows"
-	awk -F '\t' '$11 != "" { printf "\n%s/%s: %s\n", $1, $2, $11 }' "$rows"
+	echo "| arch | variant | build | boot | overflow | passed | failed | skipped | build s | boot s | kstack KiB/thread |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|"
+	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$rows"
+	awk -F '\t' '$12 != "" { printf "\n%s/%s: %s\n", $1, $2, $12 }' "$rows"
 } >"$results/matrix.md"
 awk -F '\t' 'function q(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
 	function n(s) { return s == "-" ? "null" : s }
 	BEGIN { printf "[" }
-	{ printf "%s\n {\"arch\": %s, \"variant\": %s, \"build\": %s, \"boot\": %s, \"passed\": %s, \"failed\": %s, \"skipped\": %s, \"build_s\": %s, \"boot_s\": %s, \"kstack_kib_per_thread\": %s, \"reason\": %s}",
-		(NR > 1 ? "," : ""), q($1), q($2), q($3), q($4), $5, $6, $7, n($8), n($9), n($10), q($11) }
+	{ printf "%s\n {\"arch\": %s, \"variant\": %s, \"build\": %s, \"boot\": %s, \"overflow\": %s, \"passed\": %s, \"failed\": %s, \"skipped\": %s, \"build_s\": %s, \"boot_s\": %s, \"kstack_kib_per_thread\": %s, \"reason\": %s}",
+		(NR > 1 ? "," : ""), q($1), q($2), q($3), q($4), q($5), $6, $7, $8, n($9), n($10), n($11), q($12) }
 	END { print "\n]" }' "$rows" >"$results/matrix.json"
 cat "$results/matrix.md"
 
-awk -F '\t' '{ p += $5; f += $6; s += $7 } $4 != "n/a" && ($3 != "ok" || $4 != "ok") { bad++ }
+awk -F '\t' '{ p += $6; f += $7; s += $8 } $4 != "n/a" && ($3 != "ok" || $4 != "ok" || $5 != "ok") { bad++ }
 	END { printf "\nmatrix: %d passed, %d failed, %d skipped; %d of %d cells failed\n", p, f, s, bad, NR; exit bad > 0 }' "$rows"

@@ -29,8 +29,8 @@ checks_passed=$(cat "$results"/host.ktap "$results"/checkpatch.ktap \
 checks_failed=$(cat "$results"/host.ktap "$results"/checkpatch.ktap \
 	"$results"/bisect.ktap | grep -c '^not ok ')
 if [ -f "$results/.rows" ]; then
-	set -- $(awk -F '\t' '{ p += $5; f += $6; s += $7 }
-		$4 == "n/a" { next } $3 == "ok" && $4 == "ok" { p++; next } { f++ }
+	set -- $(awk -F '\t' '{ p += $6; f += $7; s += $8 }
+		$4 == "n/a" { next } $3 == "ok" && $4 == "ok" && $5 == "ok" { p++; next } { f++ }
 		END { print p + 0, f + 0, s + 0 }' "$results/.rows")
 else
 	set -- 0 1 0

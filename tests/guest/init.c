@@ -9,6 +9,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
@@ -26,12 +27,37 @@ static const struct ktap_case cases[] = {
 	{ "vmstat_kstack_counters",	test_vmstat_counters },
 	{ "kstack_kib_per_thread",	test_kstack_per_thread },
 	{ "kstack_returns_after_exit",	test_kstack_returns },
+	{ "memcg_kernel_stack",		test_memcg_kernel_stack },
+	{ "cpu_hotplug_under_load",	test_cpu_hotplug },
 };
 
 /* Run when the command line says DYNAMIC_STACK=1 (the dynamic variant). */
 static const struct ktap_case dynamic_cases[] = {
 	{ "consume_bad_input",		test_consume_bad_input },
 	{ "consume_many_threads",	test_consume_many_threads },
+	{ "no_stale_data",		test_no_stale_data },
+	{ "growth_under_irq_storm",	test_irq_storm },
+};
+
+/*
+ * Run alone when the command line says LKDTM=<crash type>: the kernel must
+ * not survive it. The harness passes the boot only if it finds the crash
+ * report it expects on the console (boot/ARCH.conf).
+ */
+static enum ktap_result test_lkdtm(void)
+{
+	const char *type = getenv("LKDTM");
+	int err;
+
+	ktap_diag("LKDTM %s: expecting the kernel's report, then a panic", type);
+	err = write_file("/sys/kernel/debug/provoke-crash/DIRECT", type);
+	ktap_diag("the kernel survived LKDTM %s (%s)", type,
+		  err ? strerror(err) : "write succeeded");
+	return KTAP_FAIL;
+}
+
+static const struct ktap_case lkdtm_cases[] = {
+	{ "lkdtm_crash",		test_lkdtm },
 };
 
 static void setup_console(void)
@@ -73,7 +99,10 @@ int main(void)
 		memcpy(all + n, dynamic_cases, sizeof(dynamic_cases));
 		n += ARRAY_SIZE(dynamic_cases);
 	}
-	ktap_run(all, n);
+	if (getenv("LKDTM"))
+		ktap_run(lkdtm_cases, ARRAY_SIZE(lkdtm_cases));
+	else
+		ktap_run(all, n);
 
 	sync();
 	reboot(RB_AUTOBOOT);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,64 @@ int kstack_snapshot(struct kstack_snapshot *s)
 			return 0;
 	}
 	return -1;
+}
+
+long thread_kib(void)
+{
+	long kib = 0;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "kstack_%dk", 1 << i);
+		if (vmstat_read(name) >= 0)
+			kib = 1L << i;
+	}
+	return kib;
+}
+
+int kstack_accounted(const struct kstack_snapshot *before,
+		     const struct kstack_snapshot *after, double lo, long max_kib)
+{
+	long tasks = after->tasks - before->tasks;
+	long kib = after->kib - before->kib;
+
+	return tasks >= 0 && kib >= tasks * lo && kib <= tasks * max_kib;
+}
+
+int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, s, strlen(s)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+int consume(long bytes)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%ld", bytes);
+	return write_file("/sys/kernel/debug/dynamic_stack/consume", text);
+}
+
+long stack_scan(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/dynamic_stack/scan", "r");
+	long found = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &found) != 1)
+		found = -1;
+	fclose(f);
+	return found;
 }
 
 double env_double(const char *name, double def)

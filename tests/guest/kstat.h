@@ -23,6 +23,29 @@ struct kstack_snapshot {
 
 int kstack_snapshot(struct kstack_snapshot *s);
 
+/* THREAD_SIZE in KiB: the largest kstack_<N>k bucket of the histogram. */
+long thread_kib(void);
+
+/*
+ * Whether nr_kernel_stack between @before and @after is what the tasks
+ * that are new since then (kernel threads started meanwhile) account for:
+ * at least @lo KiB and at most @max_kib KiB for each of them.
+ */
+int kstack_accounted(const struct kstack_snapshot *before,
+		     const struct kstack_snapshot *after, double lo, long max_kib);
+
+/*
+ * /sys/kernel/debug/dynamic_stack (CONFIG_DYNAMIC_STACK_TEST): consume()
+ * makes the calling thread use @bytes of its kernel stack and returns 0 or
+ * the errno of the write; stack_scan() returns how many words of consume's
+ * pattern the calling thread finds on its own stack, or -1.
+ */
+int consume(long bytes);
+long stack_scan(void);
+
+/* Writes @s to the file @path: 0, or the errno. */
+int write_file(const char *path, const char *s);
+
 /* A double from the environment (kernel command line), or @def. */
 double env_double(const char *name, double def);
 

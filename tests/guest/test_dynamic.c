@@ -3,7 +3,8 @@
  * Dynamic-stack tests, through /sys/kernel/debug/dynamic_stack/consume
  * (CONFIG_DYNAMIC_STACK_TEST): bad input is refused, and many threads on
  * both CPUs that grow their stacks to random depths read back what they
- * wrote there and leave no page accounted once they are gone.
+ * wrote there and leave no page accounted once they are gone, and no
+ * thread finds what another one wrote on its stack.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,50 +20,37 @@
 #include "kstat.h"
 #include "tests.h"
 
-#define CONSUME		"/sys/kernel/debug/dynamic_stack/consume"
 #define NR_GROWERS	64
 #define ROUNDS		50
 #define THREAD_KIB	16
+#define PAGE_KIB	4	/* what a new stack maps */
 #define MAX_DEPTH	(THREAD_KIB * 1024 - 1024)
-
-/* Writes @s to the consume file: 0, or the errno of the write. */
-static int consume(const char *s)
-{
-	int fd = open(CONSUME, O_WRONLY);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, s, strlen(s)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
+#define CONSUME		"/sys/kernel/debug/dynamic_stack/consume"
+/* Stays in the preallocated top page: the stack is cached at exit. */
+#define SHALLOW_DEPTH	1536
+#define STALE_ROUNDS	16
 
 enum ktap_result test_consume_bad_input(void)
 {
 	static const char *const bad[] = { "abc", "-5", "", "4096x", "99999999" };
 	enum ktap_result r = KTAP_PASS;
-	char depth[32];
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err = consume(bad[i]);
+		err = write_file(CONSUME, bad[i]);
 		if (err != EINVAL) {
 			ktap_diag("'%s': %s, expected EINVAL", bad[i], strerror(err));
 			r = KTAP_FAIL;
 		}
 	}
-	snprintf(depth, sizeof(depth), "%d", MAX_DEPTH + 1);
-	if (consume(depth) != EINVAL) {
-		ktap_diag("%s bytes accepted, above the maximum", depth);
+	if (consume(MAX_DEPTH + 1) != EINVAL) {
+		ktap_diag("%d bytes accepted, above the maximum", MAX_DEPTH + 1);
 		r = KTAP_FAIL;
 	}
-	snprintf(depth, sizeof(depth), "%d", MAX_DEPTH);
-	err = consume(depth);
+	err = consume(MAX_DEPTH);
 	if (err) {
-		ktap_diag("%s bytes: %s", depth, strerror(err));
+		ktap_diag("%d bytes: %s", MAX_DEPTH, strerror(err));
 		r = KTAP_FAIL;
 	}
 	return r;
@@ -82,7 +70,6 @@ static void *grow(void *arg)
 	struct grower *g = arg;
 	unsigned int seed = g->cpu * 7919 + (unsigned int)(long)&g;
 	cpu_set_t set;
-	char depth[32];
 	char c;
 	int i;
 
@@ -90,9 +77,7 @@ static void *grow(void *arg)
 	CPU_SET(g->cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	for (i = 0; i < ROUNDS; i++) {
-		snprintf(depth, sizeof(depth), "%d",
-			 1024 + rand_r(&seed) % (MAX_DEPTH - 1024));
-		if (consume(depth)) {
+		if (consume(1024 + rand_r(&seed) % (MAX_DEPTH - 1024))) {
 			g->errors++;
 			break;
 		}
@@ -142,13 +127,20 @@ enum ktap_result test_consume_many_threads(void)
 	close(release_pipe[0]);
 	pthread_barrier_destroy(&grown);
 
+	/*
+	 * Back to what the tasks account for; a kernel thread that started
+	 * meanwhile may hold a stack and pages it faulted in.
+	 */
 	for (i = 0; i < 100 && !settled; i++) {
 		if (i)
 			usleep(100000);
 		faults_after = faults_kib();
 		settled = !kstack_snapshot(&after) &&
-			  after.tasks == before.tasks && after.kib == before.kib &&
-			  faults_after == faults_before;
+			  kstack_accounted(&before, &after, PAGE_KIB, thread_kib()) &&
+			  faults_after >= faults_before &&
+			  faults_after - faults_before <=
+				after.kib - before.kib -
+				PAGE_KIB * (after.tasks - before.tasks);
 	}
 	ktap_diag("%d threads on %d CPUs, %d consume rounds each: %d errors",
 		  NR_GROWERS, ncpus, ROUNDS, errors);
@@ -159,6 +151,108 @@ enum ktap_result test_consume_many_threads(void)
 	ktap_metric("grown_kib_per_thread",
 		    (double)(faults_during - faults_before) / NR_GROWERS, "KiB");
 	if (errors || faults_during <= faults_before || !settled)
+		return KTAP_FAIL;
+	return KTAP_PASS;
+}
+
+/* What a thread does in test_no_stale_data(), and what it found. */
+struct stale_step {
+	long consume;		/* bytes to consume first, or 0 */
+	int scan;		/* then scan its own stack */
+	int err;
+	long found;
+};
+
+static void *stale_thread(void *arg)
+{
+	struct stale_step *s = arg;
+
+	if (s->consume)
+		s->err = consume(s->consume);
+	if (s->scan)
+		s->found = stack_scan();
+	return NULL;
+}
+
+/* Runs @s in a new thread and waits for it: 0, or -1 if none started. */
+static int stale_run(struct stale_step *s)
+{
+	pthread_t t;
+
+	s->err = 0;
+	s->found = 0;
+	if (pthread_create(&t, NULL, stale_thread, s))
+		return -1;
+	pthread_join(t, NULL);
+	return 0;
+}
+
+struct stale_result {
+	int errors;
+	long control, after_deep, after_shallow;
+};
+
+/* The rounds of test_no_stale_data(), in a thread that runs on CPU 0 only. */
+static void *stale_rounds(void *arg)
+{
+	struct stale_step deep = { .consume = MAX_DEPTH };
+	struct stale_step shallow = { .consume = SHALLOW_DEPTH };
+	struct stale_step control = { .consume = MAX_DEPTH, .scan = 1 };
+	struct stale_step fresh = { .scan = 1 };
+	struct stale_result *r = arg;
+	cpu_set_t set;
+	int i;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		r->errors++;
+		return NULL;
+	}
+	/* The scan must see the pattern where it was left. */
+	if (stale_run(&control) || control.err || control.found <= 0) {
+		r->errors++;
+		r->control = control.found;
+		return NULL;
+	}
+	r->control = control.found;
+	for (i = 0; i < STALE_ROUNDS; i++) {
+		if (stale_run(&deep) || stale_run(&fresh))
+			break;
+		r->errors += deep.err != 0 || fresh.found < 0;
+		r->after_deep += fresh.found > 0 ? fresh.found : 0;
+		if (stale_run(&shallow) || stale_run(&fresh))
+			break;
+		r->errors += shallow.err != 0 || fresh.found < 0;
+		r->after_shallow += fresh.found > 0 ? fresh.found : 0;
+	}
+	r->errors += i < STALE_ROUNDS;
+	return NULL;
+}
+
+/*
+ * All on one CPU, so that what one thread leaves is what the next one
+ * gets: a stack that grew is freed at exit and its pages go back to the
+ * page allocator, from which the fault pool refills; a stack that did not
+ * grow goes to the CPU's cache and to the next new thread. A fresh thread
+ * scans its whole stack, which maps every page of it.
+ */
+enum ktap_result test_no_stale_data(void)
+{
+	struct stale_result r = { 0 };
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, stale_rounds, &r)) {
+		ktap_diag("pthread_create failed");
+		return KTAP_FAIL;
+	}
+	pthread_join(t, NULL);
+	ktap_diag("control: a thread that consumed %d bytes found %ld pattern words",
+		  MAX_DEPTH, r.control);
+	ktap_diag("%d rounds: %ld stale words after a %d-byte thread, %ld after a %d-byte one, %d errors",
+		  STALE_ROUNDS, r.after_deep, MAX_DEPTH, r.after_shallow,
+		  SHALLOW_DEPTH, r.errors);
+	if (r.errors || r.control <= 0 || r.after_deep || r.after_shallow)
 		return KTAP_FAIL;
 	return KTAP_PASS;
 }

@@ -153,32 +153,6 @@ enum ktap_result test_kstack_per_thread(void)
 	return KTAP_PASS;
 }
 
-/* THREAD_SIZE in KiB: the largest kstack_<N>k bucket of the histogram. */
-static long thread_kib(void)
-{
-	long kib = 0;
-	unsigned int i;
-
-	for (i = 0; i < sizeof(histogram) / sizeof(histogram[0]); i++)
-		if (vmstat_read(histogram[i]) >= 0)
-			kib = 1L << i;
-	return kib;
-}
-
-/*
- * Whatever nr_kernel_stack gained since @before belongs to tasks that are
- * new since then (kernel threads started meanwhile): at least the expected
- * per-thread figure and at most THREAD_SIZE for each of them.
- */
-static int kstack_settled(const struct kstack_snapshot *after, double lo,
-			  long max_kib)
-{
-	long tasks = after->tasks - before.tasks;
-	long kib = after->kib - before.kib;
-
-	return tasks >= 0 && kib >= tasks * lo && kib <= tasks * max_kib;
-}
-
 enum ktap_result test_kstack_returns(void)
 {
 	double lo = env_double("KSTACK_KIB_MIN", 0);
@@ -198,7 +172,7 @@ enum ktap_result test_kstack_returns(void)
 		if (i)
 			sleep_ms(100);
 		settled = !kstack_snapshot(&after) &&
-			  kstack_settled(&after, lo, max_kib);
+			  kstack_accounted(&before, &after, lo, max_kib);
 	}
 	ktap_diag("nr_kernel_stack %ld KiB with %ld tasks before, %ld KiB with %ld tasks after",
 		  before.kib, before.tasks, after.kib, after.tasks);

@@ -10,5 +10,9 @@ enum ktap_result test_kstack_per_thread(void);
 enum ktap_result test_kstack_returns(void);
 enum ktap_result test_consume_bad_input(void);
 enum ktap_result test_consume_many_threads(void);
+enum ktap_result test_no_stale_data(void);
+enum ktap_result test_irq_storm(void);
+enum ktap_result test_memcg_kernel_stack(void);
+enum ktap_result test_cpu_hotplug(void);
 
 #endif /* TESTS_H */

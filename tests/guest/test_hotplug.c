@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * CPU hotplug under load: CPU 1 goes offline and online again, repeatedly,
+ * while threads are created and exit on both CPUs (and, on a dynamic
+ * kernel, grow their stacks). Nothing may fail, the kernel-stack counters
+ * must come back to what the remaining tasks account for, and CPU 1 must
+ * grow stacks again afterwards: its pool was refilled.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kstat.h"
+#include "tests.h"
+
+#define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
+#define NR_LOADERS	8
+#define CYCLES		10
+#define MAX_DEPTH	(15 * 1024)
+
+static int grow;
+static atomic_int stop;
+static atomic_int errors;
+static atomic_long rounds;
+
+static void *worker(void *arg)
+{
+	unsigned int *seed = arg;
+
+	if (grow && consume(1024 + rand_r(seed) % (MAX_DEPTH - 1024)))
+		atomic_fetch_add(&errors, 1);
+	return NULL;
+}
+
+/* Creates and joins short-lived threads until told to stop. */
+static void *loader(void *arg)
+{
+	unsigned int seed = (unsigned int)(long)arg * 2654435761u;
+	pthread_t t;
+
+	while (!atomic_load(&stop)) {
+		if (pthread_create(&t, NULL, worker, &seed)) {
+			atomic_fetch_add(&errors, 1);
+			break;
+		}
+		pthread_join(t, NULL);
+		atomic_fetch_add(&rounds, 1);
+	}
+	return NULL;
+}
+
+/* A thread on CPU 1 that grows its stack to the maximum. */
+static void *on_cpu1(void *arg)
+{
+	int *err = arg;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	*err = sched_setaffinity(0, sizeof(set), &set) ? errno :
+	       grow ? consume(MAX_DEPTH) : 0;
+	return NULL;
+}
+
+static int set_cpu1(const char *state)
+{
+	int err = write_file(CPU1_ONLINE, state);
+
+	if (err)
+		ktap_diag("echo %s > %s: %s", state, CPU1_ONLINE, strerror(err));
+	return err;
+}
+
+enum ktap_result test_cpu_hotplug(void)
+{
+	double lo = env_double("KSTACK_KIB_MIN", 0);
+	struct kstack_snapshot before, after = { 0, 0 };
+	pthread_t loaders[NR_LOADERS], t;
+	long faults_before = 0, faults_after = 0;
+	int i, n, cycles = 0, settled = 0, cpu1_err = -1;
+
+	grow = env_double("DYNAMIC_STACK", 0) == 1;
+	if (access(CPU1_ONLINE, W_OK)) {
+		ktap_diag("%s: %s", CPU1_ONLINE, strerror(errno));
+		return KTAP_FAIL;
+	}
+	if (kstack_snapshot(&before))
+		return KTAP_FAIL;
+	faults_before = grow ? vmstat_read("nr_dynamic_stacks_faults") : 0;
+
+	for (n = 0; n < NR_LOADERS; n++)
+		if (pthread_create(&loaders[n], NULL, loader, (void *)(long)n))
+			break;
+	for (i = 0; i < CYCLES; i++) {
+		usleep(50000);
+		if (set_cpu1("0"))
+			break;
+		usleep(50000);
+		if (set_cpu1("1"))
+			break;
+		cycles++;
+	}
+	atomic_store(&stop, 1);
+	while (n--)
+		pthread_join(loaders[n], NULL);
+	if (!pthread_create(&t, NULL, on_cpu1, &cpu1_err))
+		pthread_join(t, NULL);
+
+	for (i = 0; i < 100 && !settled; i++) {
+		if (i)
+			usleep(100000);
+		if (kstack_snapshot(&after))
+			continue;
+		faults_after = grow ? vmstat_read("nr_dynamic_stacks_faults") : 0;
+		settled = kstack_accounted(&before, &after, lo, thread_kib()) &&
+			  faults_after - faults_before >= 0 &&
+			  faults_after - faults_before <=
+				(after.tasks - before.tasks) * thread_kib();
+	}
+	ktap_diag("%d offline/online cycles of CPU 1, %ld threads, %d errors",
+		  cycles, atomic_load(&rounds), atomic_load(&errors));
+	ktap_diag("nr_kernel_stack %ld KiB with %ld tasks -> %ld KiB with %ld tasks",
+		  before.kib, before.tasks, after.kib, after.tasks);
+	if (grow)
+		ktap_diag("nr_dynamic_stacks_faults %ld -> %ld KiB",
+			  faults_before, faults_after);
+	ktap_diag("a thread on CPU 1 afterwards: %s", strerror(cpu1_err));
+	if (cycles < CYCLES || atomic_load(&errors) || cpu1_err || !settled)
+		return KTAP_FAIL;
+	return KTAP_PASS;
+}

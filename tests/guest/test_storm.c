@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stack growth under an interrupt storm: on both CPUs, new threads grow
+ * their stacks to random depths (each growth a chance for an interrupt to
+ * arrive while the stack pointer sits in an unmapped page) while a thread
+ * per CPU arms a high-resolution timer every 20 us and two threads on
+ * different CPUs wake each other through pipes (wakeup IPIs). No growth
+ * may fail, jiffies must keep pace with CLOCK_MONOTONIC, and each CPU's
+ * local timer must keep interrupting it.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/times.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kstat.h"
+#include "tests.h"
+
+#define SECONDS		5
+#define MAX_DEPTH	(15 * 1024)
+#define NR_CPUS_MAX	2
+
+static atomic_int stop;
+static atomic_int errors;
+static atomic_long growths;
+static int ping[2], pong[2];
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		atomic_fetch_add(&errors, 1);
+}
+
+static void *grower(void *arg)
+{
+	unsigned int *seed = arg;
+
+	if (consume(1024 + rand_r(seed) % (MAX_DEPTH - 1024)))
+		atomic_fetch_add(&errors, 1);
+	else
+		atomic_fetch_add(&growths, 1);
+	return NULL;
+}
+
+/* New threads, one after the other, each growing its stack once. */
+static void *spawner(void *arg)
+{
+	unsigned int seed = (unsigned int)(long)arg * 2654435761u;
+	pthread_t t;
+
+	pin((int)(long)arg % NR_CPUS_MAX);
+	while (!atomic_load(&stop)) {
+		if (pthread_create(&t, NULL, grower, &seed)) {
+			atomic_fetch_add(&errors, 1);
+			break;
+		}
+		pthread_join(t, NULL);
+	}
+	return NULL;
+}
+
+static void *timer_storm(void *arg)
+{
+	struct timespec ts = { 0, 20000 };
+
+	pin((int)(long)arg);
+	while (!atomic_load(&stop))
+		clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	return NULL;
+}
+
+/* Bounces a byte between CPU 0 and CPU 1 until told to stop. */
+static void *pinger(void *arg)
+{
+	int cpu = (int)(long)arg;
+	char c = 0;
+
+	pin(cpu);
+	while (!atomic_load(&stop)) {
+		if (cpu == 0 && write(ping[1], &c, 1) != 1)
+			break;
+		if (read(cpu == 0 ? pong[0] : ping[0], &c, 1) != 1)
+			break;
+		if (cpu == 1 && write(pong[1], &c, 1) != 1)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * Local timer interrupts of each CPU from /proc/interrupts: the "LOC" row
+ * on x86, the arch_timer row on arm64. Returns the number of CPUs read.
+ */
+static int timer_irqs(long counts[NR_CPUS_MAX])
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ':');
+
+		if (!p || (!strstr(line, "LOC:") && !strstr(line, "arch_timer")))
+			continue;
+		for (p++; n < NR_CPUS_MAX; n++)
+			counts[n] = strtol(p, &p, 10);
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+enum ktap_result test_irq_storm(void)
+{
+	pthread_t spawners[2 * NR_CPUS_MAX], timers[NR_CPUS_MAX], pingers[2];
+	long before[NR_CPUS_MAX], after[NR_CPUS_MAX], least = -1, most = 0;
+	int timer_ok[NR_CPUS_MAX], spawner_ok[2 * NR_CPUS_MAX];
+	double t0, elapsed, ticks;
+	clock_t j0;
+	int i;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < NR_CPUS_MAX ||
+	    timer_irqs(before) < NR_CPUS_MAX || pipe(ping) || pipe(pong)) {
+		ktap_diag("needs %d CPUs, their timer in /proc/interrupts, pipes",
+			  NR_CPUS_MAX);
+		return KTAP_FAIL;
+	}
+	if (pthread_create(&pingers[0], NULL, pinger, (void *)0L))
+		return KTAP_FAIL;
+	if (pthread_create(&pingers[1], NULL, pinger, (void *)1L)) {
+		atomic_store(&stop, 1);
+		close(pong[1]);		/* CPU 0's pinger reads end of file */
+		pthread_join(pingers[0], NULL);
+		return KTAP_FAIL;
+	}
+	t0 = now();
+	j0 = times(NULL);
+	for (i = 0; i < NR_CPUS_MAX; i++)
+		timer_ok[i] = !pthread_create(&timers[i], NULL, timer_storm,
+					      (void *)(long)i);
+	for (i = 0; i < 2 * NR_CPUS_MAX; i++)
+		spawner_ok[i] = !pthread_create(&spawners[i], NULL, spawner,
+						(void *)(long)i);
+	sleep(SECONDS);
+	atomic_store(&stop, 1);
+	for (i = 0; i < 2 * NR_CPUS_MAX; i++)
+		if (spawner_ok[i])
+			pthread_join(spawners[i], NULL);
+		else
+			atomic_fetch_add(&errors, 1);
+	for (i = 0; i < NR_CPUS_MAX; i++)
+		if (timer_ok[i])
+			pthread_join(timers[i], NULL);
+		else
+			atomic_fetch_add(&errors, 1);
+	/* CPU 0's pinger stops first; CPU 1's may wait for one more byte. */
+	pthread_join(pingers[0], NULL);
+	close(ping[1]);
+	pthread_join(pingers[1], NULL);
+	close(ping[0]);
+	close(pong[0]);
+	close(pong[1]);
+	elapsed = now() - t0;
+	ticks = (double)(times(NULL) - j0) / sysconf(_SC_CLK_TCK);
+	timer_irqs(after);
+
+	for (i = 0; i < NR_CPUS_MAX; i++) {
+		long d = after[i] - before[i];
+
+		ktap_diag("CPU %d: %ld local timer interrupts", i, d);
+		least = least < 0 || d < least ? d : least;
+		most = d > most ? d : most;
+	}
+	ktap_diag("%ld stack growths in %.2f s, %d errors; jiffies counted %.2f s",
+		  atomic_load(&growths), elapsed, atomic_load(&errors), ticks);
+	if (atomic_load(&errors) || atomic_load(&growths) < 1000 ||
+	    ticks < 0.9 * elapsed || ticks > 1.1 * elapsed ||
+	    most <= 0 || least < most / 2)
+		return KTAP_FAIL;
+	return KTAP_PASS;
+}
