@@ -45,7 +45,7 @@ for c in $commits; do
 		out=$CACHE/build/bisect-$arch
 		kmake() {
 			make -s -C "$wt" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
-				CC="ccache ${CROSS_COMPILE}gcc" KCFLAGS=-Werror "$@"
+				CC="$TOP/scripts/ccache-cc.sh ${CROSS_COMPILE}gcc" KCFLAGS=-Werror "$@"
 		}
 		mkdir -p "$out"
 		kmake tinyconfig >/dev/null

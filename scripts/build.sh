@@ -25,14 +25,12 @@ if [ -f "$out/$KERNEL_IMAGE" ] && [ "$(cat "$out/.dynstack-key" 2>/dev/null)" = 
 	exit 0
 fi
 
-# Not CCACHE_DEPEND: it cannot see files that .incbin pulls in (the
-# compressed kernel in arch/x86/boot/compressed/piggy.S) and serves stale
-# objects for them.
+# ccache-cc.sh: depend mode, but not for assembler (see there).
 export CCACHE_DIR="$CACHE/ccache" KBUILD_BUILD_TIMESTAMP="@0"
 export KBUILD_BUILD_USER=dynstack KBUILD_BUILD_HOST=qemu
 kmake() {
 	make -s -C "$src" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
-		CC="ccache $cc" "$@"
+		CC="$TOP/scripts/ccache-cc.sh $cc" "$@"
 }
 
 echo "build: $arch/$variant in $out" >&2
