@@ -5,9 +5,9 @@
 # must build for x86_64 and arm64 with the dynamic configuration; on an
 # arch without HAVE_ARCH_DYNAMIC_STACK that is the generic code with the
 # feature off. "full" builds each prefix's kernel image. "quick" compiles,
-# at each prefix, the files the patch touches and the users of the headers
-# the series changes (kernel/fork, exit, sched/core, mm/vmalloc, vmstat),
-# with -Werror: every changed line is compiled at every prefix, on both
+# at each prefix, the files the patch touches, the users of the headers
+# the series changes (kernel/fork, exit, sched/core, mm/vmalloc, vmstat)
+# and the arch's hook files, with -Werror: every changed line is compiled at every prefix, on both
 # arches, in a fraction of the time. Prints KTAP; exits non-zero on a
 # failure, naming the patch.
 set -eu
@@ -16,11 +16,15 @@ set -eu
 	usage_error "usage: bisect.sh full|quick"
 mode=$1
 ALWAYS="kernel/fork.o kernel/exit.o kernel/sched/core.o mm/vmalloc.o mm/vmstat.o"
+# And each arch's hooks: the patch that turns the feature on for an arch
+# touches only its Kconfig.
+HOOKS_x86_64="arch/x86/kernel/traps.o arch/x86/mm/fault.o"
+HOOKS_arm64="arch/arm64/kernel/entry.o arch/arm64/kernel/entry-common.o arch/arm64/mm/fault.o"
 
-# enabled TREE CONFIG FILE.c: whether CONFIG builds FILE.c, going by the
-# obj-$(CONFIG_...) line of its directory's Makefile.
+# enabled TREE CONFIG FILE: whether CONFIG builds FILE (.c or .S), going
+# by the obj-$(CONFIG_...) line of its directory's Makefile.
 enabled() {
-	sym=$(sed -n "s/^obj-\$(\(CONFIG_[A-Z0-9_]*\))[[:space:]]*+=.*\<$(basename "${3%.c}")\.o.*/\1/p" \
+	sym=$(sed -n "s/^obj-\$(\(CONFIG_[A-Z0-9_]*\))[[:space:]]*+=.*\<$(basename "${3%.[cS]}")\.o.*/\1/p" \
 		"$1/$(dirname "$3")/Makefile" | head -n 1)
 	[ -z "$sym" ] || grep -q "^$sym=y" "$2"
 }
@@ -56,13 +60,13 @@ for c in $commits; do
 		if [ "$mode" = full ]; then
 			kmake -j"$(nproc)" "$KERNEL_TARGET"
 		else
-			objs=$ALWAYS
-			for f in $(git -C "$wt" diff --name-only HEAD~1 -- '*.c'); do
+			eval "objs=\"$ALWAYS \$HOOKS_$arch\""
+			for f in $(git -C "$wt" diff --name-only HEAD~1 -- '*.c' '*.S'); do
 				case $f in
 				arch/*) [ "${f#arch/$SRCARCH/}" != "$f" ] || continue ;;
 				esac
 				enabled "$wt" "$out/.config" "$f" || continue
-				objs="$objs ${f%.c}.o"
+				objs="$objs ${f%.[cS]}.o"
 			done
 			kmake prepare
 			# shellcheck disable=SC2086
