@@ -14,12 +14,13 @@ VALID_VARIANTS := baseline dynamic
 GUEST_SRCS := $(wildcard tests/guest/*.c tests/guest/*.h)
 INITRAMFS   = $(CACHE)/initramfs/$(1).cpio
 
-.PHONY: help deps matrix test hostcheck checkpatch bisect kernel boot initramfs review clean distclean
+.PHONY: help deps matrix test bench hostcheck checkpatch bisect kernel boot initramfs review clean distclean
 
 help:
 	@echo 'Targets:'
 	@echo '  matrix      build and boot every ARCH x VARIANT, print the result table'
-	@echo '  test        host checks, checkpatch, quick bisect, matrix (what CI runs)'
+	@echo '  test        host checks, checkpatch, quick bisect, matrix, bench smoke (CI)'
+	@echo '  bench       baseline vs dynamic figures per arch under -icount: $(RESULTS)/bench.md'
 	@echo '  kernel      build one kernel (ARCH=, VARIANT=), print its image path'
 	@echo '  boot        boot one kernel (ARCH=, VARIANT=, [INITRD=]), print the console'
 	@echo '  initramfs   build the test initramfs for ARCH=, print its path'
@@ -38,6 +39,7 @@ help:
 	@echo '  RESULTS   logs and tables (now: $(RESULTS))'
 	@echo '  INITRD    initramfs for boot (default: the test initramfs)'
 	@echo '  TIMEOUT   seconds a guest may run (now: $(TIMEOUT))'
+	@echo '  BENCH_SCALE  multiplies the benchmark iterations (now: $(BENCH_SCALE))'
 
 # Bad input: an error naming the valid values, exit 2.
 check-one = $(if $(filter-out $(2),$(1)),$(error unknown $(3) '$(1)' (valid: $(2))))
@@ -59,6 +61,10 @@ $(CACHE)/initramfs/%.cpio: $(GUEST_SRCS) boot/%.conf boot/initramfs.sh
 
 matrix: deps $(foreach a,$(ARCHES),$(call INITRAMFS,$(a)))
 	@scripts/matrix.sh "$(ARCHES)" "$(VARIANTS)" $(RESULTS)
+
+BENCH_SCALE ?= 1
+bench: deps $(foreach a,$(ARCHES),$(call INITRAMFS,$(a)))
+	@scripts/bench.sh "$(ARCHES)" $(RESULTS) $(BENCH_SCALE)
 
 hostcheck:
 	@tests/host/run.sh

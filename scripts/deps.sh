@@ -28,6 +28,7 @@ libssl-dev		/usr/include/openssl/ssl.h
 perl			perl
 python3-ply		/usr/lib/python3/dist-packages/ply
 python3-git		/usr/lib/python3/dist-packages/git
+gnuplot-nox		gnuplot
 git			git
 qemu-system-x86		qemu-system-x86_64
 qemu-system-arm		qemu-system-aarch64

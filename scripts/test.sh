@@ -2,10 +2,11 @@
 # usage: test.sh "ARCH..." "VARIANT..." RESULTS-DIR
 #
 # What `make test` and CI run: the host-side checks, checkpatch on the
-# series, the quick bisect build of every prefix of the series, then the
-# matrix. Ends with one line "N passed, N failed, N skipped": the checks,
-# the in-guest and KUnit test cases of every cell, and each cell itself
-# (built and booted cleanly, or not; n/a cells count as skipped).
+# series, the quick bisect build of every prefix of the series, the
+# matrix, then one short run of the benchmarks. Ends with one line
+# "N passed, N failed, N skipped": the checks, the in-guest and KUnit test
+# cases of every cell, and each cell itself (built and booted cleanly, or
+# not; n/a cells count as skipped).
 set -u
 . "$(dirname "$0")/common.sh"
 [ $# = 3 ] || usage_error 'usage: test.sh "ARCH..." "VARIANT..." RESULTS-DIR'
@@ -23,11 +24,19 @@ echo "test: quick bisect build of every prefix of the series" >&2
 grep -v '^ok' "$results/bisect.ktap"
 rm -f "$results/.rows"
 "$TOP/scripts/matrix.sh" "$1" "$2" "$results" || status=1
+echo "test: benchmark smoke run (make bench BENCH_SCALE=0.01)" >&2
+if "$TOP/scripts/bench.sh" "$1" "$results/bench-smoke" 0.01 \
+	>"$results/bench-smoke.log" 2>&1; then
+	echo "ok 1 bench_smoke" >"$results/bench.ktap"
+else
+	echo "not ok 1 bench_smoke (log: $results/bench-smoke.log)" >"$results/bench.ktap"
+fi
+cat "$results/bench.ktap"
 
 checks_passed=$(cat "$results"/host.ktap "$results"/checkpatch.ktap \
-	"$results"/bisect.ktap | grep -c '^ok ')
+	"$results"/bisect.ktap "$results"/bench.ktap | grep -c '^ok ')
 checks_failed=$(cat "$results"/host.ktap "$results"/checkpatch.ktap \
-	"$results"/bisect.ktap | grep -c '^not ok ')
+	"$results"/bisect.ktap "$results"/bench.ktap | grep -c '^not ok ')
 if [ -f "$results/.rows" ]; then
 	set -- $(awk -F '\t' '{ p += $6; f += $7; s += $8 }
 		$4 == "n/a" { next } $3 == "ok" && $4 == "ok" && $5 == "ok" { p++; next } { f++ }

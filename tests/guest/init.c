@@ -101,6 +101,8 @@ int main(void)
 	}
 	if (getenv("LKDTM"))
 		ktap_run(lkdtm_cases, ARRAY_SIZE(lkdtm_cases));
+	else if (getenv("BENCH"))
+		bench_run();
 	else
 		ktap_run(all, n);
 

@@ -1,0 +1,103 @@
+#!/bin/sh
+# usage: bench.sh "ARCH..." RESULTS-DIR [SCALE]
+#
+# Boots the baseline and the dynamic kernel of every ARCH with the same
+# initramfs and BENCH=SCALE on the command line (tests/guest/bench.c;
+# SCALE multiplies the iteration counts, 1 for the report), under QEMU's
+# -icount, so that guest time follows executed instructions. Writes
+# RESULTS-DIR/bench.md: a table per arch with every figure for baseline
+# and dynamic and their ratio, the goals, the commands and kernels, and
+# plots (gnuplot, SVG). Exits non-zero if a boot failed or a figure is
+# missing; a missed goal is reported, not an error.
+set -eu
+. "$(dirname "$0")/common.sh"
+[ $# -ge 2 ] || usage_error 'usage: bench.sh "ARCH..." RESULTS-DIR [SCALE]'
+arches=$1 results=$2 scale=${3:-1}
+for a in $arches; do (check_arch "$a"); done
+mkdir -p "$results"
+icount="-icount shift=0,sleep=off"
+report=$results/bench.md
+status=0
+: >"$results/bench-versions"
+
+# goal METRIC: the most dynamic/baseline may be, or nothing.
+goal() {
+	case $1 in
+	idle_kstack_kib) echo 0.26 ;;
+	sleeping_kib_per_thread) echo 0.257 ;;
+	thread_create_join_ns | fork_exit_wait_ns) echo 1.00 ;;
+	pipe_round_trip_ns) echo 1.01 ;;
+	esac
+}
+
+{
+	echo "# make bench"
+	echo
+	echo "Each kernel booted in its QEMU machine (boot/ARCH.conf) with"
+	echo "\`$icount\` and \`BENCH=$scale\`; the figures are what"
+	echo "tests/guest/bench.c printed. Ratio = dynamic / baseline."
+} >"$report"
+
+for arch in $arches; do
+	for variant in baseline dynamic; do
+		base=$results/bench-$arch-$variant
+		echo "bench: $arch/$variant" >&2
+		image=$("$TOP/scripts/build.sh" "$arch" "$variant")
+		QEMU_EXTRA=$icount "$TOP/boot/qemu.sh" "$arch" "$image" \
+			"$CACHE/initramfs/$arch.cpio" "$base.log" \
+			$(cat "$TOP/tests/guest/$variant.cmdline") kunit.enable=0 \
+			BENCH="$scale" >/dev/null 2>&1 || true
+		awk -f "$TOP/tests/ktap.awk" "$base.log" >"$base.ktap"
+		sed -n 's/^metric //p' "$base.ktap" >"$base.metrics"
+		if grep -q '^problem' "$base.ktap" || [ ! -s "$base.metrics" ]; then
+			echo "bench: $arch/$variant failed (log: $base.log):" >&2
+			sed -n 's/^problem /  /p' "$base.ktap" >&2
+			status=1
+		fi
+		version=$(sed -n 's/.*\(Linux version [^ ]*\).*/\1/p' "$base.log" | head -n 1)
+		echo "$arch/$variant: ${version:-no kernel version in the log}" >>"$results/bench-versions"
+	done
+
+	b=$results/bench-$arch-baseline.metrics d=$results/bench-$arch-dynamic.metrics
+	{
+		echo
+		echo "## $arch"
+		echo
+		grep -h "^$arch/" "$results/bench-versions" | sed 's/^/    /'
+		echo
+		echo "| figure | unit | baseline | dynamic | ratio | goal |"
+		echo "|---|---|---|---|---|---|"
+		awk '{ print $1 }' "$b" "$d" | awk '!seen[$0]++' | while read -r m; do
+			bv=$(awk -v m="$m" '$1 == m { print $2 }' "$b")
+			dv=$(awk -v m="$m" '$1 == m { print $2 }' "$d")
+			unit=$(awk -v m="$m" '$1 == m { print $3 }' "$b" "$d" | head -n 1)
+			g=$(goal "$m")
+			awk -v m="$m" -v u="$unit" -v b="${bv:--}" -v d="${dv:--}" -v g="$g" 'BEGIN {
+				r = (b != "-" && d != "-" && b + 0 != 0) ? sprintf("%.3f", d / b) : "-"
+				v = g == "" ? "" : r == "-" ? "at most " g ", not measured" : \
+				    (r + 0 <= g + 0 ? "at most " g ": met" : "at most " g ": MISSED")
+				printf "| %s | %s | %s | %s | %s | %s |\n", m, u, b, d, r, v }'
+		done
+	} >>"$report"
+
+	if command -v gnuplot >/dev/null; then
+		svg=$results/bench-$arch.svg
+		for f in "$b" "$d"; do
+			grep -E '_kib_per_thread|^kstack_' "$f" | awk '{ print $1, $2 }' |
+				sort -k1,1 >"$f.plot"
+		done
+		join "$b.plot" "$d.plot" >"$results/bench-$arch.dat" 2>/dev/null || true
+		gnuplot -e "set terminal svg size 900,420; set output '$svg';
+			set style data histograms; set style fill solid; set key top left;
+			set xtics rotate by -30; set multiplot layout 1,2 title '$arch: baseline vs dynamic';
+			set title 'kernel stack per thread (KiB)';
+			plot '< grep _kib_ $results/bench-$arch.dat' using 2:xtic(1) title 'baseline', '' using 3 title 'dynamic';
+			set title 'kstack histogram (exits)';
+			plot '< grep ^kstack_ $results/bench-$arch.dat' using 2:xtic(1) title 'baseline', '' using 3 title 'dynamic';
+			unset multiplot" 2>>"$results/gnuplot.log" &&
+			printf '\n![%s](%s)\n' "$arch" "$(basename "$svg")" >>"$report"
+	fi
+done
+rm -f "$results/bench-versions"
+cat "$report"
+exit $status

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The benchmarks of `make bench`, run by /init when the command line says
+ * BENCH=<iterations scale>: each case prints its figures as "# METRIC"
+ * lines and passes if it could measure them. Times come from
+ * CLOCK_MONOTONIC, which follows executed instructions when QEMU runs with
+ * -icount; memory from /proc/vmstat.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kstat.h"
+#include "tests.h"
+
+#define USER_STACK	(64 * 1024)
+#define MAX_SLEEPERS	4096
+
+static double scale;		/* BENCH=: 1 for the report, less for smoke */
+static double create_join_ns;	/* for the growth figure */
+
+static long iterations(long n)
+{
+	long i = (long)(n * scale);
+
+	return i > 0 ? i : 1;
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int dynamic(void)
+{
+	return env_double("DYNAMIC_STACK", 0) == 1;
+}
+
+/* Threads that sleep in read() until the pipe is closed; see sleepers_*. */
+static pthread_t sleepers[MAX_SLEEPERS];
+static int nr_sleepers, sleep_pipe[2];
+static atomic_int nr_asleep;
+static long sleeper_consume;
+
+static void *sleeper(void *arg)
+{
+	char c;
+
+	(void)arg;
+	if (sleeper_consume && consume(sleeper_consume))
+		return NULL;	/* not counted: the caller sees too few */
+	atomic_fetch_add(&nr_asleep, 1);
+	while (read(sleep_pipe[0], &c, 1) > 0)
+		;
+	return NULL;
+}
+
+/*
+ * Starts @n sleepers, each of which first uses @consume bytes of its stack
+ * (0: none), and returns the KiB of nr_kernel_stack per new task once they
+ * sleep, or -1.
+ */
+static double sleepers_start(int n, long consume_bytes)
+{
+	struct kstack_snapshot before, during;
+	pthread_attr_t attr;
+	int i;
+
+	if (pipe(sleep_pipe) || kstack_snapshot(&before))
+		return -1;
+	sleeper_consume = consume_bytes;
+	atomic_store(&nr_asleep, 0);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, USER_STACK);
+	for (nr_sleepers = 0; nr_sleepers < n; nr_sleepers++)
+		if (pthread_create(&sleepers[nr_sleepers], &attr, sleeper, NULL))
+			break;
+	pthread_attr_destroy(&attr);
+	for (i = 0; i < 10000 && atomic_load(&nr_asleep) < n; i++)
+		usleep(1000);
+	usleep(200000);
+	if (atomic_load(&nr_asleep) < n || kstack_snapshot(&during) ||
+	    during.tasks <= before.tasks)
+		return -1;
+	return (double)(during.kib - before.kib) / (during.tasks - before.tasks);
+}
+
+static void sleepers_stop(void)
+{
+	close(sleep_pipe[1]);
+	while (nr_sleepers)
+		pthread_join(sleepers[--nr_sleepers], NULL);
+	close(sleep_pipe[0]);
+}
+
+/* Waits, bounded, until nr_kernel_stack is what the tasks account for. */
+static void kstack_settle(const struct kstack_snapshot *before)
+{
+	struct kstack_snapshot after;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!kstack_snapshot(&after) &&
+		    kstack_accounted(before, &after, 0, thread_kib()))
+			return;
+		usleep(100000);
+	}
+}
+
+static enum ktap_result bench_idle(void)
+{
+	struct kstack_snapshot s;
+
+	if (kstack_snapshot(&s))
+		return KTAP_FAIL;
+	ktap_metric("idle_kstack_kib", s.kib, "KiB");
+	ktap_metric("idle_stacks", s.tasks, "stacks");
+	return KTAP_PASS;
+}
+
+static enum ktap_result bench_sleeping(void)
+{
+	double kib = sleepers_start(MAX_SLEEPERS, 0);
+
+	sleepers_stop();
+	if (kib < 0)
+		return KTAP_FAIL;
+	ktap_metric("sleeping_kib_per_thread", kib, "KiB");
+	return KTAP_PASS;
+}
+
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+static enum ktap_result bench_thread(void)
+{
+	long i, n = iterations(2000);
+	pthread_t t;
+	double t0 = now_ns();
+
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&t, NULL, nothing, NULL))
+			return KTAP_FAIL;
+		pthread_join(t, NULL);
+	}
+	create_join_ns = (now_ns() - t0) / n;
+	ktap_metric("thread_create_join_ns", create_join_ns, "ns");
+	return KTAP_PASS;
+}
+
+static enum ktap_result bench_fork(void)
+{
+	long i, n = iterations(500);
+	double t0 = now_ns();
+	int status;
+	pid_t pid;
+
+	for (i = 0; i < n; i++) {
+		pid = fork();
+		if (pid < 0)
+			return KTAP_FAIL;
+		if (!pid)
+			_exit(0);
+		waitpid(pid, &status, 0);
+	}
+	ktap_metric("fork_exit_wait_ns", (now_ns() - t0) / n, "ns");
+	return KTAP_PASS;
+}
+
+static enum ktap_result bench_pipe(void)
+{
+	long i, n = iterations(10000);
+	int there[2], back[2], status;
+	double t0;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(there) || pipe(back))
+		return KTAP_FAIL;
+	pid = fork();
+	if (pid < 0)
+		return KTAP_FAIL;
+	if (!pid) {
+		close(there[1]);
+		close(back[0]);
+		while (read(there[0], &c, 1) == 1 && write(back[1], &c, 1) == 1)
+			;
+		_exit(0);
+	}
+	close(there[0]);
+	close(back[1]);
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (write(there[1], &c, 1) != 1 || read(back[0], &c, 1) != 1)
+			break;
+	ktap_metric("pipe_round_trip_ns", (now_ns() - t0) / n, "ns");
+	close(there[1]);	/* the child reads end of file and exits */
+	waitpid(pid, &status, 0);
+	close(back[0]);
+	return i == n ? KTAP_PASS : KTAP_FAIL;
+}
+
+/* One thread's first and second use of 6 KiB of stack: ns each. */
+struct growth {
+	double first, second;
+	int err;
+};
+
+static void *grow_twice(void *arg)
+{
+	struct growth *g = arg;
+	double t0 = now_ns();
+
+	g->err = consume(6144);
+	g->first = now_ns() - t0;
+	t0 = now_ns();
+	g->err |= consume(6144);
+	g->second = now_ns() - t0;
+	return NULL;
+}
+
+/*
+ * The cost of a growth: a new thread uses 6 KiB of stack twice; the first
+ * time faults in its second page, the second does not. Only the dynamic
+ * kernel has the consume file (the baseline is the pristine tree).
+ */
+static enum ktap_result bench_growth(void)
+{
+	long i, n = iterations(200);
+	double first = 0, second = 0, ns;
+	struct growth g;
+	pthread_t t;
+
+	if (!dynamic())
+		return KTAP_SKIP;
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&t, NULL, grow_twice, &g))
+			return KTAP_FAIL;
+		pthread_join(t, NULL);
+		if (g.err)
+			return KTAP_FAIL;
+		first += g.first;
+		second += g.second;
+	}
+	ns = (first - second) / n;
+	ktap_metric("growth_ns", ns, "ns");
+	if (create_join_ns > 0)
+		ktap_metric("growth_per_create_join", ns / create_join_ns, "x");
+	return KTAP_PASS;
+}
+
+/*
+ * 1000 threads that used 12 KiB of stack once, asleep; then, after they
+ * exited, 1000 new idle threads. The baseline cannot consume: its
+ * threads only sleep, and every stack is THREAD_SIZE anyway.
+ */
+static enum ktap_result bench_burst(void)
+{
+	struct kstack_snapshot before;
+	double deep, idle;
+
+	if (kstack_snapshot(&before))
+		return KTAP_FAIL;
+	deep = sleepers_start(1000, dynamic() ? 12 * 1024 : 0);
+	sleepers_stop();
+	kstack_settle(&before);
+	idle = sleepers_start(1000, 0);
+	sleepers_stop();
+	if (deep < 0 || idle < 0)
+		return KTAP_FAIL;
+	ktap_metric("after_12k_kib_per_thread", deep, "KiB");
+	ktap_metric("idle_after_burst_kib_per_thread", idle, "KiB");
+	return KTAP_PASS;
+}
+
+/* The kstack histogram after the workloads above. */
+static enum ktap_result bench_histogram(void)
+{
+	static const char *const bucket[] = {
+		"kstack_1k", "kstack_2k", "kstack_4k", "kstack_8k", "kstack_16k",
+	};
+	unsigned int i;
+	long v;
+
+	for (i = 0; i < sizeof(bucket) / sizeof(bucket[0]); i++) {
+		v = vmstat_read(bucket[i]);
+		if (v < 0)
+			return KTAP_FAIL;
+		ktap_metric(bucket[i], v, "exits");
+	}
+	return KTAP_PASS;
+}
+
+static const struct ktap_case bench_cases[] = {
+	{ "bench_idle",		bench_idle },
+	{ "bench_sleeping",	bench_sleeping },
+	{ "bench_thread",	bench_thread },
+	{ "bench_fork",		bench_fork },
+	{ "bench_pipe",		bench_pipe },
+	{ "bench_growth",	bench_growth },
+	{ "bench_burst",	bench_burst },
+	{ "bench_histogram",	bench_histogram },
+};
+
+int bench_run(void)
+{
+	scale = env_double("BENCH", 1);
+	return ktap_run(bench_cases, sizeof(bench_cases) / sizeof(bench_cases[0]));
+}
