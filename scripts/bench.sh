@@ -16,6 +16,7 @@ arches=$1 results=$2 scale=${3:-1}
 for a in $arches; do (check_arch "$a"); done
 mkdir -p "$results"
 icount="-icount shift=0,sleep=off"
+export QEMU_EXTRA="$icount"
 report=$results/bench.md
 status=0
 : >"$results/bench-versions"
@@ -43,11 +44,9 @@ for arch in $arches; do
 		base=$results/bench-$arch-$variant
 		echo "bench: $arch/$variant" >&2
 		image=$("$TOP/scripts/build.sh" "$arch" "$variant")
-		QEMU_EXTRA=$icount "$TOP/boot/qemu.sh" "$arch" "$image" \
-			"$CACHE/initramfs/$arch.cpio" "$base.log" \
+		boot_guest "$arch" "$image" "$base.log" require= \
 			$(cat "$TOP/tests/guest/$variant.cmdline") kunit.enable=0 \
-			BENCH="$scale" >/dev/null 2>&1 || true
-		awk -f "$TOP/tests/ktap.awk" "$base.log" >"$base.ktap"
+			BENCH="$scale"
 		sed -n 's/^metric //p' "$base.ktap" >"$base.metrics"
 		if grep -q '^problem' "$base.ktap" || [ ! -s "$base.metrics" ]; then
 			echo "bench: $arch/$variant failed (log: $base.log):" >&2

@@ -7,8 +7,8 @@
 # feature off. "full" builds each prefix's kernel image. "quick" compiles,
 # at each prefix, the files the patch touches, the users of the headers
 # the series changes (kernel/fork, exit, sched/core, mm/vmalloc, vmstat)
-# and the arch's hook files, with -Werror: every changed line is compiled at every prefix, on both
-# arches, in a fraction of the time. Prints KTAP; exits non-zero on a
+# and the arch's hook files, with -Werror: every changed line is compiled
+# at every prefix, on both arches, in a fraction of the time. Prints KTAP; exits non-zero on a
 # failure, naming the patch.
 set -eu
 . "$(dirname "$0")/common.sh"

@@ -35,25 +35,13 @@ build() {
 }
 
 # guest ARCH VARIANT NAME AWK-VAR [KERNEL-ARGUMENT...]: boots the cell's
-# kernel, parses the console with tests/ktap.awk -v AWK-VAR and leaves
-# base.NAME.log and base.NAME.ktap, where a failure adds a "problem" line.
+# kernel with its variant's command line; leaves base.NAME.log and .ktap.
 guest() {
-	arch=$1 variant=$2 name=$3 var=$4 base=$results/$1-$2
+	g_base=$results/$1-$2 g_cmdline=$TOP/tests/guest/$2.cmdline
+	g_log=$results/$1-$2.$3.log g_var=$4 g_arch=$1
 	shift 4
-	qstatus=0
-	"$TOP/boot/qemu.sh" "$arch" "$(cat "$base.image")" \
-		"$CACHE/initramfs/$arch.cpio" "$base.$name.log" \
-		$(cat "$TOP/tests/guest/$variant.cmdline") "$@" \
-		>/dev/null 2>&1 || qstatus=$?
-	awk -v "$var" -f "$TOP/tests/ktap.awk" "$base.$name.log" >"$base.$name.ktap"
-	case $qstatus in
-	0) ;;
-	124) echo "problem hang: no end after ${TIMEOUT:-600}s" >>"$base.$name.ktap" ;;
-	*) echo "problem qemu exited $qstatus" >>"$base.$name.ktap" ;;
-	esac
-	grep -q '^problem' "$base.$name.ktap" &&
-		echo "problem (log: $base.$name.log)" >>"$base.$name.ktap"
-	return 0
+	boot_guest "$g_arch" "$(cat "$g_base.image")" "$g_log" "$g_var" \
+		$(cat "$g_cmdline") "$@"
 }
 
 # cell ARCH VARIANT: boots a built kernel twice, once to run the tests and

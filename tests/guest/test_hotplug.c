@@ -11,11 +11,10 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "churn.h"
 #include "kstat.h"
 #include "tests.h"
 
@@ -25,35 +24,6 @@
 #define MAX_DEPTH	(15 * 1024)
 
 static int grow;
-static atomic_int stop;
-static atomic_int errors;
-static atomic_long rounds;
-
-static void *worker(void *arg)
-{
-	unsigned int *seed = arg;
-
-	if (grow && consume(1024 + rand_r(seed) % (MAX_DEPTH - 1024)))
-		atomic_fetch_add(&errors, 1);
-	return NULL;
-}
-
-/* Creates and joins short-lived threads until told to stop. */
-static void *loader(void *arg)
-{
-	unsigned int seed = (unsigned int)(long)arg * 2654435761u;
-	pthread_t t;
-
-	while (!atomic_load(&stop)) {
-		if (pthread_create(&t, NULL, worker, &seed)) {
-			atomic_fetch_add(&errors, 1);
-			break;
-		}
-		pthread_join(t, NULL);
-		atomic_fetch_add(&rounds, 1);
-	}
-	return NULL;
-}
 
 /* A thread on CPU 1 that grows its stack to the maximum. */
 static void *on_cpu1(void *arg)
@@ -81,9 +51,11 @@ enum ktap_result test_cpu_hotplug(void)
 {
 	double lo = env_double("KSTACK_KIB_MIN", 0);
 	struct kstack_snapshot before, after = { 0, 0 };
-	pthread_t loaders[NR_LOADERS], t;
-	long faults_before = 0, faults_after = 0;
-	int i, n, cycles = 0, settled = 0, cpu1_err = -1;
+	struct churn loaders[NR_LOADERS];
+	long faults_before = 0, faults_after = 0, threads = 0, errors = 0;
+	int i, cycles = 0, settled = 0, cpu1_err = -1;
+	atomic_int stop = 0;
+	pthread_t t;
 
 	grow = env_double("DYNAMIC_STACK", 0) == 1;
 	if (access(CPU1_ONLINE, W_OK)) {
@@ -94,9 +66,11 @@ enum ktap_result test_cpu_hotplug(void)
 		return KTAP_FAIL;
 	faults_before = grow ? vmstat_read("nr_dynamic_stacks_faults") : 0;
 
-	for (n = 0; n < NR_LOADERS; n++)
-		if (pthread_create(&loaders[n], NULL, loader, (void *)(long)n))
-			break;
+	for (i = 0; i < NR_LOADERS; i++) {
+		loaders[i] = (struct churn){ .cpu = -1, .grow = grow,
+					     .seed = i, .stop = &stop };
+		churn_start(&loaders[i]);
+	}
 	for (i = 0; i < CYCLES; i++) {
 		usleep(50000);
 		if (set_cpu1("0"))
@@ -107,8 +81,11 @@ enum ktap_result test_cpu_hotplug(void)
 		cycles++;
 	}
 	atomic_store(&stop, 1);
-	while (n--)
-		pthread_join(loaders[n], NULL);
+	for (i = 0; i < NR_LOADERS; i++) {
+		churn_join(&loaders[i]);
+		threads += loaders[i].threads;
+		errors += loaders[i].errors;
+	}
 	if (!pthread_create(&t, NULL, on_cpu1, &cpu1_err))
 		pthread_join(t, NULL);
 
@@ -123,15 +100,15 @@ enum ktap_result test_cpu_hotplug(void)
 			  faults_after - faults_before <=
 				(after.tasks - before.tasks) * thread_kib();
 	}
-	ktap_diag("%d offline/online cycles of CPU 1, %ld threads, %d errors",
-		  cycles, atomic_load(&rounds), atomic_load(&errors));
+	ktap_diag("%d offline/online cycles of CPU 1, %ld threads, %ld errors",
+		  cycles, threads, errors);
 	ktap_diag("nr_kernel_stack %ld KiB with %ld tasks -> %ld KiB with %ld tasks",
 		  before.kib, before.tasks, after.kib, after.tasks);
 	if (grow)
 		ktap_diag("nr_dynamic_stacks_faults %ld -> %ld KiB",
 			  faults_before, faults_after);
 	ktap_diag("a thread on CPU 1 afterwards: %s", strerror(cpu1_err));
-	if (cycles < CYCLES || atomic_load(&errors) || cpu1_err || !settled)
+	if (cycles < CYCLES || errors || cpu1_err || !settled)
 		return KTAP_FAIL;
 	return KTAP_PASS;
 }

@@ -19,16 +19,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "churn.h"
 #include "kstat.h"
 #include "tests.h"
 
 #define SECONDS		5
-#define MAX_DEPTH	(15 * 1024)
 #define NR_CPUS_MAX	2
 
 static atomic_int stop;
 static atomic_int errors;
-static atomic_long growths;
 static int ping[2], pong[2];
 
 static void pin(int cpu)
@@ -39,34 +38,6 @@ static void pin(int cpu)
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set))
 		atomic_fetch_add(&errors, 1);
-}
-
-static void *grower(void *arg)
-{
-	unsigned int *seed = arg;
-
-	if (consume(1024 + rand_r(seed) % (MAX_DEPTH - 1024)))
-		atomic_fetch_add(&errors, 1);
-	else
-		atomic_fetch_add(&growths, 1);
-	return NULL;
-}
-
-/* New threads, one after the other, each growing its stack once. */
-static void *spawner(void *arg)
-{
-	unsigned int seed = (unsigned int)(long)arg * 2654435761u;
-	pthread_t t;
-
-	pin((int)(long)arg % NR_CPUS_MAX);
-	while (!atomic_load(&stop)) {
-		if (pthread_create(&t, NULL, grower, &seed)) {
-			atomic_fetch_add(&errors, 1);
-			break;
-		}
-		pthread_join(t, NULL);
-	}
-	return NULL;
 }
 
 static void *timer_storm(void *arg)
@@ -132,9 +103,11 @@ static double now(void)
 
 enum ktap_result test_irq_storm(void)
 {
-	pthread_t spawners[2 * NR_CPUS_MAX], timers[NR_CPUS_MAX], pingers[2];
 	long before[NR_CPUS_MAX], after[NR_CPUS_MAX], least = -1, most = 0;
-	int timer_ok[NR_CPUS_MAX], spawner_ok[2 * NR_CPUS_MAX];
+	long growths = 0, grow_errors = 0;
+	struct churn spawners[2 * NR_CPUS_MAX];
+	pthread_t timers[NR_CPUS_MAX], pingers[2];
+	int timer_ok[NR_CPUS_MAX];
 	double t0, elapsed, ticks;
 	clock_t j0;
 	int i;
@@ -158,16 +131,18 @@ enum ktap_result test_irq_storm(void)
 	for (i = 0; i < NR_CPUS_MAX; i++)
 		timer_ok[i] = !pthread_create(&timers[i], NULL, timer_storm,
 					      (void *)(long)i);
-	for (i = 0; i < 2 * NR_CPUS_MAX; i++)
-		spawner_ok[i] = !pthread_create(&spawners[i], NULL, spawner,
-						(void *)(long)i);
+	for (i = 0; i < 2 * NR_CPUS_MAX; i++) {
+		spawners[i] = (struct churn){ .cpu = i % NR_CPUS_MAX, .grow = 1,
+					      .seed = i, .stop = &stop };
+		churn_start(&spawners[i]);
+	}
 	sleep(SECONDS);
 	atomic_store(&stop, 1);
-	for (i = 0; i < 2 * NR_CPUS_MAX; i++)
-		if (spawner_ok[i])
-			pthread_join(spawners[i], NULL);
-		else
-			atomic_fetch_add(&errors, 1);
+	for (i = 0; i < 2 * NR_CPUS_MAX; i++) {
+		churn_join(&spawners[i]);
+		growths += spawners[i].threads - spawners[i].errors;
+		grow_errors += spawners[i].errors;
+	}
 	for (i = 0; i < NR_CPUS_MAX; i++)
 		if (timer_ok[i])
 			pthread_join(timers[i], NULL);
@@ -191,9 +166,9 @@ enum ktap_result test_irq_storm(void)
 		least = least < 0 || d < least ? d : least;
 		most = d > most ? d : most;
 	}
-	ktap_diag("%ld stack growths in %.2f s, %d errors; jiffies counted %.2f s",
-		  atomic_load(&growths), elapsed, atomic_load(&errors), ticks);
-	if (atomic_load(&errors) || atomic_load(&growths) < 1000 ||
+	ktap_diag("%ld stack growths in %.2f s, %ld errors; jiffies counted %.2f s",
+		  growths, elapsed, grow_errors + atomic_load(&errors), ticks);
+	if (grow_errors || atomic_load(&errors) || growths < 1000 ||
 	    ticks < 0.9 * elapsed || ticks > 1.1 * elapsed ||
 	    most <= 0 || least < most / 2)
 		return KTAP_FAIL;
