@@ -4,12 +4,12 @@
 CACHE    ?= $(HOME)/.cache/dynstack
 RESULTS  ?= results
 ARCHES   ?= $(or $(ARCH),x86_64 arm64)
-VARIANTS ?= $(or $(VARIANT),baseline dynamic)
+VARIANTS ?= $(or $(VARIANT),$(VALID_VARIANTS))
 TIMEOUT  ?= 600
 export CACHE TIMEOUT
 
 VALID_ARCHES   := x86_64 arm64
-VALID_VARIANTS := baseline dynamic
+VALID_VARIANTS := baseline dynamic dynamic32 fred
 
 GUEST_SRCS := $(wildcard tests/guest/*.c tests/guest/*.h)
 INITRAMFS   = $(CACHE)/initramfs/$(1).cpio
@@ -90,7 +90,7 @@ boot: deps $(if $(INITRD),,$(call INITRAMFS,$(ARCH)))
 	@boot/qemu.sh $(ARCH) "$$(scripts/build.sh $(ARCH) $(VARIANT))" \
 		$(or $(INITRD),$(call INITRAMFS,$(ARCH))) \
 		$(RESULTS)/$(ARCH)-$(VARIANT).boot.log \
-		$$(cat tests/guest/$(VARIANT).cmdline)
+		$$(cat tests/guest/$(if $(filter baseline,$(VARIANT)),baseline,dynamic).cmdline)
 
 review: deps
 	@scripts/review.sh $(ARCH)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # usage: build.sh ARCH VARIANT
 #
-# Configures tinyconfig + configs/{common,ARCH,VARIANT}.config and builds
+# Configures tinyconfig + configs/{common,ARCH,VARIANT}.config (and
+# configs/dynamic.config below VARIANT's for a variant of it) and builds
 # the kernel out of tree in $CACHE/build/ARCH-VARIANT with ccache; prints
 # the image path. Nothing is rebuilt when the source commit, the fragments
 # and the compiler are what the last successful build used.
@@ -13,9 +14,11 @@ check_variant "$2"
 arch=$1 variant=$2
 
 # $SRC: the tree, when the caller prepared it already.
+tree=$(variant_tree "$variant")
 src=${SRC:-$("$TOP/scripts/tree.sh" "$variant")}
 out=$CACHE/build/$arch-$variant
-frags="$TOP/configs/common.config $TOP/configs/$arch.config $TOP/configs/$variant.config"
+frags="$TOP/configs/common.config $TOP/configs/$arch.config $TOP/configs/$tree.config"
+[ "$variant" = "$tree" ] || frags="$frags $TOP/configs/$variant.config"
 cc=${CROSS_COMPILE}gcc
 key=$( (git -C "$src" rev-parse HEAD; cat $frags; $cc --version | head -n 1) |
 	sha256sum | cut -d' ' -f1)

@@ -3,7 +3,7 @@
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${CACHE:-$HOME/.cache/dynstack}
 ARCHES="x86_64 arm64"
-VARIANTS="baseline dynamic"
+VARIANTS="baseline dynamic dynamic32 fred"
 
 die() {
 	echo "$(basename "$0"): $*" >&2
@@ -23,6 +23,16 @@ check_arch() {
 	esac
 	# shellcheck source=/dev/null
 	. "$TOP/boot/$1.conf"
+}
+
+# variant_tree VARIANT: the tree VARIANT builds from. Every variant but the
+# baseline is the dynamic kernel, with configs/VARIANT.config on top of
+# configs/dynamic.config, and boots with tests/guest/dynamic.cmdline.
+variant_tree() {
+	case $1 in
+	baseline) echo baseline ;;
+	*) echo dynamic ;;
+	esac
 }
 
 check_variant() {

@@ -37,7 +37,7 @@ build() {
 # guest ARCH VARIANT NAME AWK-VAR [KERNEL-ARGUMENT...]: boots the cell's
 # kernel with its variant's command line; leaves base.NAME.log and .ktap.
 guest() {
-	g_base=$results/$1-$2 g_cmdline=$TOP/tests/guest/$2.cmdline
+	g_base=$results/$1-$2 g_cmdline=$TOP/tests/guest/$(variant_tree "$2").cmdline
 	g_log=$results/$1-$2.$3.log g_var=$4 g_arch=$1
 	shift 4
 	boot_guest "$g_arch" "$(cat "$g_base.image")" "$g_log" "$g_var" \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # usage: tree.sh VARIANT
 #
-# Prints the path of VARIANT's kernel source tree. The Debian tree is
+# Prints the path of VARIANT's kernel source tree (see variant_tree). The Debian tree is
 # extracted once into a git repository whose first commit, on branch
 # "baseline", is the pristine tree; "dynamic" is a worktree whose branch is
 # that commit plus the series applied with git am, one commit per patch.
@@ -39,7 +39,7 @@ if [ "$(cat "$src/baseline.version" 2>/dev/null)" != "$version" ]; then
 	echo "$version" >"$src/baseline.version"
 fi
 
-if [ "$1" = baseline ]; then
+if [ "$(variant_tree "$1")" = baseline ]; then
 	echo "$repo"
 	exit 0
 fi

@@ -6,8 +6,6 @@
 #include "churn.h"
 #include "kstat.h"
 
-#define MAX_DEPTH	(15 * 1024)
-
 struct churn_job {
 	struct churn *c;
 	int err;
@@ -18,7 +16,7 @@ static void *churn_one(void *arg)
 	struct churn_job *j = arg;
 
 	if (j->c->grow)
-		j->err = consume(1024 + rand_r(&j->c->seed) % (MAX_DEPTH - 1024));
+		j->err = consume(1024 + rand_r(&j->c->seed) % (consume_max() - 1024));
 	return NULL;
 }
 

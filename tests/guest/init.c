@@ -36,6 +36,9 @@ static const struct ktap_case dynamic_cases[] = {
 	{ "consume_bad_input",		test_consume_bad_input },
 	{ "consume_many_threads",	test_consume_many_threads },
 	{ "no_stale_data",		test_no_stale_data },
+	{ "copy_to_user_at_floor",	test_copy_to_user_at_floor },
+	{ "reclaim_sleeping_threads",	test_reclaim_sleeping },
+	{ "reclaim_under_stress",	test_reclaim_stress },
 	{ "growth_under_irq_storm",	test_irq_storm },
 };
 

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,19 +83,26 @@ int kstack_snapshot(struct kstack_snapshot *s)
 	return -1;
 }
 
+int kstack_histogram(long exits[KSTACK_BUCKETS])
+{
+	char name[16];
+	int i, n = 0;
+
+	for (i = 0; i < KSTACK_BUCKETS; i++) {
+		snprintf(name, sizeof(name), "kstack_%dk", 1 << i);
+		exits[i] = vmstat_read(name);
+		if (exits[i] >= 0)
+			n = i + 1;
+	}
+	return n;
+}
+
 long thread_kib(void)
 {
-	long kib = 0;
-	int i;
+	long exits[KSTACK_BUCKETS];
+	int n = kstack_histogram(exits);
 
-	for (i = 0; i < 5; i++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "kstack_%dk", 1 << i);
-		if (vmstat_read(name) >= 0)
-			kib = 1L << i;
-	}
-	return kib;
+	return n ? 1L << (n - 1) : 0;
 }
 
 int kstack_accounted(const struct kstack_snapshot *before,
@@ -117,6 +125,26 @@ int write_file(const char *path, const char *s)
 		err = errno;
 	close(fd);
 	return err;
+}
+
+static long thread_bytes;
+
+static void thread_bytes_init(void)
+{
+	thread_bytes = thread_kib() * 1024;
+}
+
+long consume_max(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, thread_bytes_init);
+	return thread_bytes - 1024;
+}
+
+long sleep_max(void)
+{
+	return consume_max() + 1024 - 4096;
 }
 
 int consume(long bytes)

@@ -23,6 +23,15 @@ struct kstack_snapshot {
 
 int kstack_snapshot(struct kstack_snapshot *s);
 
+/*
+ * The kstack_<N>k buckets of the histogram (CONFIG_DEBUG_STACK_USAGE), N
+ * from 1 to 64: exits[i] is the count of kstack_<1 << i>k, or -1 where
+ * there is no such bucket. Returns the number of buckets up to the
+ * largest one, THREAD_SIZE's.
+ */
+#define KSTACK_BUCKETS	7
+int kstack_histogram(long exits[KSTACK_BUCKETS]);
+
 /* THREAD_SIZE in KiB: the largest kstack_<N>k bucket of the histogram. */
 long thread_kib(void);
 
@@ -42,6 +51,14 @@ int kstack_accounted(const struct kstack_snapshot *before,
  */
 int consume(long bytes);
 long stack_scan(void);
+
+/*
+ * The deepest consume() and dynamic_stack/sleep accept: THREAD_SIZE less
+ * 1 KiB (the kernel's DYNAMIC_STACK_CONSUME_MAX) and less a page
+ * (DYNAMIC_STACK_SLEEP_MAX).
+ */
+long consume_max(void);
+long sleep_max(void);
 
 /* Writes @s to the file @path: 0, or the errno. */
 int write_file(const char *path, const char *s);

@@ -22,9 +22,7 @@
 
 #define NR_GROWERS	64
 #define ROUNDS		50
-#define THREAD_KIB	16
 #define PAGE_KIB	4	/* what a new stack maps */
-#define MAX_DEPTH	(THREAD_KIB * 1024 - 1024)
 #define CONSUME		"/sys/kernel/debug/dynamic_stack/consume"
 /* Stays in the preallocated top page: the stack is cached at exit. */
 #define SHALLOW_DEPTH	1536
@@ -44,13 +42,13 @@ enum ktap_result test_consume_bad_input(void)
 			r = KTAP_FAIL;
 		}
 	}
-	if (consume(MAX_DEPTH + 1) != EINVAL) {
-		ktap_diag("%d bytes accepted, above the maximum", MAX_DEPTH + 1);
+	if (consume(consume_max() + 1) != EINVAL) {
+		ktap_diag("%ld bytes accepted, above the maximum", consume_max() + 1);
 		r = KTAP_FAIL;
 	}
-	err = consume(MAX_DEPTH);
+	err = consume(consume_max());
 	if (err) {
-		ktap_diag("%d bytes: %s", MAX_DEPTH, strerror(err));
+		ktap_diag("%ld bytes: %s", consume_max(), strerror(err));
 		r = KTAP_FAIL;
 	}
 	return r;
@@ -77,7 +75,7 @@ static void *grow(void *arg)
 	CPU_SET(g->cpu, &set);
 	sched_setaffinity(0, sizeof(set), &set);
 	for (i = 0; i < ROUNDS; i++) {
-		if (consume(1024 + rand_r(&seed) % (MAX_DEPTH - 1024))) {
+		if (consume(1024 + rand_r(&seed) % (consume_max() - 1024))) {
 			g->errors++;
 			break;
 		}
@@ -195,9 +193,9 @@ struct stale_result {
 /* The rounds of test_no_stale_data(), in a thread that runs on CPU 0 only. */
 static void *stale_rounds(void *arg)
 {
-	struct stale_step deep = { .consume = MAX_DEPTH };
+	struct stale_step deep = { .consume = consume_max() };
 	struct stale_step shallow = { .consume = SHALLOW_DEPTH };
-	struct stale_step control = { .consume = MAX_DEPTH, .scan = 1 };
+	struct stale_step control = { .consume = consume_max(), .scan = 1 };
 	struct stale_step fresh = { .scan = 1 };
 	struct stale_result *r = arg;
 	cpu_set_t set;
@@ -232,10 +230,11 @@ static void *stale_rounds(void *arg)
 
 /*
  * All on one CPU, so that what one thread leaves is what the next one
- * gets: a stack that grew is freed at exit and its pages go back to the
- * page allocator, from which the fault pool refills; a stack that did not
- * grow goes to the CPU's cache and to the next new thread. A fresh thread
- * scans its whole stack, which maps every page of it.
+ * gets: a stack goes to the CPU's cache at exit and to the next new
+ * thread, which clears the preallocated pages it keeps; the pages the
+ * stack grew into go back to the page allocator, from which the fault
+ * pool refills with zeroed pages. A fresh thread scans its whole stack,
+ * which maps every page of it.
  */
 enum ktap_result test_no_stale_data(void)
 {
@@ -247,10 +246,10 @@ enum ktap_result test_no_stale_data(void)
 		return KTAP_FAIL;
 	}
 	pthread_join(t, NULL);
-	ktap_diag("control: a thread that consumed %d bytes found %ld pattern words",
-		  MAX_DEPTH, r.control);
-	ktap_diag("%d rounds: %ld stale words after a %d-byte thread, %ld after a %d-byte one, %d errors",
-		  STALE_ROUNDS, r.after_deep, MAX_DEPTH, r.after_shallow,
+	ktap_diag("control: a thread that consumed %ld bytes found %ld pattern words",
+		  consume_max(), r.control);
+	ktap_diag("%d rounds: %ld stale words after a %ld-byte thread, %ld after a %d-byte one, %d errors",
+		  STALE_ROUNDS, r.after_deep, consume_max(), r.after_shallow,
 		  SHALLOW_DEPTH, r.errors);
 	if (r.errors || r.control <= 0 || r.after_deep || r.after_shallow)
 		return KTAP_FAIL;

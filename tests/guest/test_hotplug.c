@@ -21,7 +21,6 @@
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 #define NR_LOADERS	8
 #define CYCLES		10
-#define MAX_DEPTH	(15 * 1024)
 
 static int grow;
 
@@ -34,7 +33,7 @@ static void *on_cpu1(void *arg)
 	CPU_ZERO(&set);
 	CPU_SET(1, &set);
 	*err = sched_setaffinity(0, sizeof(set), &set) ? errno :
-	       grow ? consume(MAX_DEPTH) : 0;
+	       grow ? consume(consume_max()) : 0;
 	return NULL;
 }
 

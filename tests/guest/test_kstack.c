@@ -16,10 +16,6 @@
 #define NR_THREADS	2000
 #define USER_STACK	(64 * 1024)
 
-static const char *const histogram[] = {
-	"kstack_1k", "kstack_2k", "kstack_4k", "kstack_8k", "kstack_16k",
-};
-
 static pthread_t threads[NR_THREADS];
 static int nr_started;
 static atomic_int nr_asleep;
@@ -27,18 +23,18 @@ static int wake_pipe[2] = { -1, -1 };
 static struct kstack_snapshot before;
 static long histogram_before;
 
+/* Exits counted by the histogram, or -1 if a bucket is missing. */
 static long histogram_sum(void)
 {
-	long v, sum = 0;
-	unsigned int i;
+	long exits[KSTACK_BUCKETS], sum = 0;
+	int i, n = kstack_histogram(exits);
 
-	for (i = 0; i < sizeof(histogram) / sizeof(histogram[0]); i++) {
-		v = vmstat_read(histogram[i]);
-		if (v < 0)
+	for (i = 0; i < n; i++) {
+		if (exits[i] < 0)
 			return -1;
-		sum += v;
+		sum += exits[i];
 	}
-	return sum;
+	return n ? sum : -1;
 }
 
 static void sleep_ms(long ms)
@@ -57,17 +53,24 @@ enum ktap_result test_init_reached(void)
 enum ktap_result test_vmstat_counters(void)
 {
 	enum ktap_result r = KTAP_PASS;
-	unsigned int i;
+	long exits[KSTACK_BUCKETS];
+	int i, n;
 
 	if (vmstat_read("nr_kernel_stack") <= 0) {
 		ktap_diag("nr_kernel_stack missing or zero");
 		r = KTAP_FAIL;
 	}
-	for (i = 0; i < sizeof(histogram) / sizeof(histogram[0]); i++) {
-		if (vmstat_read(histogram[i]) < 0) {
-			ktap_diag("%s missing from /proc/vmstat", histogram[i]);
+	/* Every bucket from 1 KiB to THREAD_SIZE, which is 16 KiB or more. */
+	n = kstack_histogram(exits);
+	for (i = 0; i < n; i++) {
+		if (exits[i] < 0) {
+			ktap_diag("kstack_%dk missing from /proc/vmstat", 1 << i);
 			r = KTAP_FAIL;
 		}
+	}
+	if (n < 5) {
+		ktap_diag("kstack_16k missing from /proc/vmstat");
+		r = KTAP_FAIL;
 	}
 	return r;
 }

@@ -101,7 +101,7 @@ for log in tests/host/ktap/*.log; do
 	check "ktap_parser_$(basename "$log" .log)" ktap_case "$log"
 done
 check unknown_arch expect_usage_error "valid: x86_64 arm64" make -s kernel ARCH=sparc VARIANT=baseline
-check unknown_variant expect_usage_error "valid: baseline dynamic" make -s kernel ARCH=x86_64 VARIANT=fast
+check unknown_variant expect_usage_error "valid: baseline dynamic dynamic32 fred" make -s kernel ARCH=x86_64 VARIANT=fast
 check series_does_not_apply series_does_not_apply
 echo "# host: $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]
