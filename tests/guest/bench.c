@@ -368,8 +368,8 @@ static enum ktap_result bench_growth(void)
 
 /*
  * 1000 threads that used 12 KiB of stack once, asleep, before and after
- * reclaim (the shrinkers: 2 in drop_caches, 4 to keep it quiet); then,
- * after they exited, 1000 new idle threads. The baseline cannot consume:
+ * reclaim (drop_slab(): the shrinkers); then, after they exited, 1000 new
+ * idle threads. The baseline cannot consume:
  * its threads only sleep, and every stack is THREAD_SIZE anyway.
  */
 static enum ktap_result bench_burst(void)
@@ -380,7 +380,7 @@ static enum ktap_result bench_burst(void)
 	if (kstack_snapshot(&before))
 		return KTAP_FAIL;
 	deep = sleepers_start(1000, dynamic() ? 12 * 1024 : 0);
-	if (!write_file("/proc/sys/vm/drop_caches", "6"))
+	if (!drop_slab())
 		reclaimed = sleepers_kib();
 	sleepers_stop();
 	kstack_settle(&before);

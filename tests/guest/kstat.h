@@ -62,6 +62,7 @@ long sleep_max(void);
 
 /* Writes @s to the file @path: 0, or the errno. */
 int write_file(const char *path, const char *s);
+int drop_slab(void);
 
 /* A double from the environment (kernel command line), or @def. */
 double env_double(const char *name, double def);

@@ -30,12 +30,6 @@
 #define NR_STRESS	8		/* threads per CPU */
 #define STRESS_SECONDS	4
 
-/* 2: the shrinkers; 4: no message on the console after the first. */
-static int drop_slab(void)
-{
-	return write_file("/proc/sys/vm/drop_caches", "6");
-}
-
 static pthread_barrier_t asleep;
 static int wake_pipe[2];
 
