@@ -41,12 +41,16 @@ goal() {
 } >"$report"
 
 for arch in $arches; do
-	for variant in baseline dynamic; do
+	variants="baseline dynamic"
+	(check_arch "$arch" && case " $ARCH_VARIANTS " in *" dynamic32 "*) ;; *) exit 1 ;; esac) &&
+		variants="$variants dynamic32"
+	rm -f "$results/bench-$arch-dynamic32.metrics"
+	for variant in $variants; do
 		base=$results/bench-$arch-$variant
 		echo "bench: $arch/$variant" >&2
 		image=$("$TOP/scripts/build.sh" "$arch" "$variant")
 		boot_guest "$arch" "$image" "$base.log" require= \
-			$(cat "$TOP/tests/guest/$variant.cmdline") kunit.enable=0 \
+			$(cat "$TOP/tests/guest/$(variant_tree "$variant").cmdline") kunit.enable=0 \
 			BENCH="$scale"
 		sed -n 's/^metric //p' "$base.ktap" >"$base.metrics"
 		if grep -q '^problem' "$base.ktap" || [ ! -s "$base.metrics" ]; then
