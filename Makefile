@@ -3,13 +3,18 @@
 
 CACHE    ?= $(HOME)/.cache/dynstack
 RESULTS  ?= results
-ARCHES   ?= $(or $(ARCH),x86_64 arm64)
-VARIANTS ?= $(or $(VARIANT),$(VALID_VARIANTS))
 TIMEOUT  ?= 600
-export CACHE TIMEOUT
+TESTS    ?=
+CMDLINE  ?=
+export CACHE TIMEOUT TESTS
 
-VALID_ARCHES   := x86_64 arm64
-VALID_VARIANTS := baseline dynamic dynamic32 fred
+# The arches are the machines in boot/ (one ARCH.conf each); the variants,
+# those the arches list (ARCH_VARIANTS).
+VALID_ARCHES   := $(patsubst boot/%.conf,%,$(wildcard boot/*.conf))
+VALID_VARIANTS := $(shell sed -n 's/^ARCH_VARIANTS="\(.*\)"/\1/p' boot/*.conf | \
+			tr ' ' '\n' | awk 'NF && !seen[$$0]++')
+ARCHES   ?= $(or $(ARCH),$(VALID_ARCHES))
+VARIANTS ?= $(or $(VARIANT),$(VALID_VARIANTS))
 
 GUEST_SRCS := $(wildcard tests/guest/*.c tests/guest/*.h)
 INITRAMFS   = $(CACHE)/initramfs/$(1).cpio
@@ -22,30 +27,42 @@ help:
 	@echo '  test        host checks, checkpatch, quick bisect, matrix, bench smoke (CI)'
 	@echo '  bench       baseline vs dynamic figures per arch under -icount: $(RESULTS)/bench.md'
 	@echo '  kernel      build one kernel (ARCH=, VARIANT=), print its image path'
-	@echo '  boot        boot one kernel (ARCH=, VARIANT=, [INITRD=]), print the console'
+	@echo '  boot        boot one kernel (ARCH=, VARIANT=, [INITRD=], [CMDLINE=]), print the console'
 	@echo '  initramfs   build the test initramfs for ARCH=, print its path'
 	@echo '  review      print ARCH='"'"'s hooks in the patched tree, for a reviewer'
 	@echo '  hostcheck   the host-side checks alone'
 	@echo '  checkpatch  scripts/checkpatch.pl --strict on every patch of the series'
 	@echo '  bisect      build every prefix of the series for both arches'
-	@echo '              (BISECT=quick: only the files each patch touches)'
+	@echo '              (BISECT=quick: only the files each patch touches, and a link'
+	@echo '              where a patch adds, removes or renames a global symbol)'
 	@echo '  deps        install the Debian packages the build needs'
 	@echo '  clean       remove $(RESULTS)/; distclean also removes CACHE'
 	@echo 'Variables:'
 	@echo '  ARCH      one of: $(VALID_ARCHES)'
 	@echo '  VARIANT   one of: $(VALID_VARIANTS)'
 	@echo '  ARCHES, VARIANTS  the matrix (now: $(ARCHES) x $(VARIANTS))'
+	@echo '  TESTS     run only the cases this glob matches (matrix, boot), e.g.'
+	@echo '            TESTS='"'"'init.memcg*'"'"' or TESTS='"'"'dynamic_stack.*'"'"''
+	@echo '  CMDLINE   more kernel arguments for boot (e.g. SEED=1234 TESTS=init.no_stale_data)'
 	@echo '  CACHE     trees, builds, ccache, initramfs (now: $(CACHE))'
 	@echo '  RESULTS   logs and tables (now: $(RESULTS))'
 	@echo '  INITRD    initramfs for boot (default: the test initramfs)'
 	@echo '  TIMEOUT   seconds a guest may run (now: $(TIMEOUT))'
+	@echo '  BENCH_BOOTS  boots of each kernel for make bench (now: $(BENCH_BOOTS))'
 	@echo '  BENCH_SCALE  multiplies the benchmark iterations (now: $(BENCH_SCALE))'
 
 # Bad input: an error naming the valid values, exit 2.
-check-one = $(if $(filter-out $(2),$(1)),$(error unknown $(3) '$(1)' (valid: $(2))))
+check-one = $(if $(filter-out $(2),$(1)),$(error unknown $(3) '$(filter-out $(2),$(1))' (valid: $(2))))
 check-set = $(if $(strip $(1)),,$(error $(3) is required (valid: $(2))))$(call check-one,$(1),$(2),$(3))$(if $(word 2,$(1)),$(error one $(3) at a time (valid: $(2))))
+check-path = $(if $(filter-out 1,$(words $(2))),$(error $(1)='$(2)' is empty or contains whitespace, which the kernel build cannot take; choose another path))
+$(call check-path,CACHE,$(CACHE))
+$(call check-path,RESULTS,$(RESULTS))
 $(call check-one,$(ARCHES),$(VALID_ARCHES),ARCH)
 $(call check-one,$(VARIANTS),$(VALID_VARIANTS),VARIANT)
+ifneq ($(filter matrix test bench,$(MAKECMDGOALS)),)
+$(if $(strip $(ARCHES)),,$(error no ARCH to run (valid: $(VALID_ARCHES))))
+$(if $(strip $(VARIANTS)),,$(error no VARIANT to run (valid: $(VALID_VARIANTS))))
+endif
 ifneq ($(filter kernel boot initramfs review,$(MAKECMDGOALS)),)
 $(call check-set,$(ARCH),$(VALID_ARCHES),ARCH)
 endif
@@ -63,10 +80,11 @@ matrix: deps $(foreach a,$(ARCHES),$(call INITRAMFS,$(a)))
 	@scripts/matrix.sh "$(ARCHES)" "$(VARIANTS)" $(RESULTS)
 
 BENCH_SCALE ?= 1
+BENCH_BOOTS ?= 5
 bench: deps $(foreach a,$(ARCHES),$(call INITRAMFS,$(a)))
-	@scripts/bench.sh "$(ARCHES)" $(RESULTS) $(BENCH_SCALE)
+	@BENCH_BOOTS=$(BENCH_BOOTS) scripts/bench.sh "$(ARCHES)" $(RESULTS) $(BENCH_SCALE)
 
-hostcheck:
+hostcheck: deps
 	@tests/host/run.sh
 
 checkpatch: deps
@@ -90,7 +108,8 @@ boot: deps $(if $(INITRD),,$(call INITRAMFS,$(ARCH)))
 	@boot/qemu.sh $(ARCH) "$$(scripts/build.sh $(ARCH) $(VARIANT))" \
 		$(or $(INITRD),$(call INITRAMFS,$(ARCH))) \
 		$(RESULTS)/$(ARCH)-$(VARIANT).boot.log \
-		$$(cat tests/guest/$(if $(filter baseline,$(VARIANT)),baseline,dynamic).cmdline)
+		$$(cat tests/guest/$(if $(filter baseline,$(VARIANT)),baseline,dynamic).cmdline) \
+		$(if $(TESTS),TESTS=$(TESTS) kunit.filter_glob=$(TESTS)) $(CMDLINE)
 
 review: deps
 	@scripts/review.sh $(ARCH)
@@ -98,5 +117,10 @@ review: deps
 clean:
 	rm -rf $(RESULTS)
 
+# Only a directory these tools made (scripts/common.sh marks it).
 distclean: clean
+	@if [ -e "$(CACHE)" ] && [ ! -f "$(CACHE)/.dynstack-cache" ]; then \
+		echo "make: CACHE=$(CACHE) was not made by these tools (no .dynstack-cache in it): not removed" >&2; \
+		exit 1; \
+	fi
 	rm -rf $(CACHE)

@@ -13,7 +13,9 @@ trap 'rm -rf "$stage"' EXIT
 
 $GUEST_CC -std=gnu11 -O2 -Wall -Wextra -Werror -static -pthread \
 	-o "$stage/init" "$TOP"/tests/guest/*.c
+init_cache
 mkdir -p "$(dirname "$out")"
-(cd "$stage" && echo init | cpio -o -H newc -R 0:0 --quiet) >"$out.tmp"
-mv "$out.tmp" "$out"
+tmp=$(mktemp "$out.XXXXXX")
+(cd "$stage" && echo init | cpio -o -H newc -R 0:0 --quiet) >"$tmp"
+mv "$tmp" "$out"
 echo "$out"

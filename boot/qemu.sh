@@ -5,7 +5,9 @@
 # the console to stdout and to LOG, and exits with QEMU's status: 124 when
 # the guest did not end within $TIMEOUT seconds (default 600).
 # Extra kernel arguments of the form NAME=VALUE reach /init as environment.
-# $QEMU_EXTRA is appended to the QEMU command line (e.g. -icount shift=0).
+# $QEMU_EXTRA is appended to the QEMU command line (e.g. -icount shift=0),
+# $QEMU_MACHINE_VAR names the boot/ARCH.conf variable that holds the
+# machine (default QEMU_MACHINE).
 set -eu
 . "$(dirname "$0")/../scripts/common.sh"
 [ $# -ge 4 ] || usage_error "usage: qemu.sh ARCH KERNEL INITRD LOG [KERNEL-ARGUMENT...]"
@@ -15,12 +17,15 @@ shift 4
 [ -f "$kernel" ] || die "kernel image $kernel missing"
 [ -f "$initrd" ] || die "initramfs $initrd missing"
 timeout=${TIMEOUT:-600}
+machine=$QEMU_MACHINE
+[ -z "${QEMU_MACHINE_VAR:-}" ] || eval "machine=\$$QEMU_MACHINE_VAR"
 
 # oops=panic and panic=-1: a crashed guest reboots, so QEMU ends at once.
 append="console=$CONSOLE panic=-1 oops=panic $*"
 status=0
+# --foreground keeps QEMU in this process group: Ctrl-C reaches it.
 # shellcheck disable=SC2086
-timeout -k 10 "$timeout" $QEMU $QEMU_MACHINE ${QEMU_EXTRA:-} \
+timeout --foreground -k 10 "$timeout" $QEMU $machine ${QEMU_EXTRA:-} \
 	-display none -monitor none -serial stdio -no-reboot \
 	-kernel "$kernel" -initrd "$initrd" -append "$append" \
 	</dev/null >"$log" 2>&1 &

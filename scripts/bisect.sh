@@ -1,7 +1,7 @@
 #!/bin/sh
 # usage: bisect.sh full|quick
 #
-# Every prefix of the series (generic/, then arch-x86/, then arch-arm64/)
+# Every prefix of the series (SERIES_DIRS: generic/, then each arch's)
 # must build for x86_64 and arm64 with the dynamic configuration; on an
 # arch without HAVE_ARCH_DYNAMIC_STACK that is the generic code with the
 # feature off. "full" builds each prefix's kernel image. "quick" compiles,
@@ -16,10 +16,8 @@ set -eu
 	usage_error "usage: bisect.sh full|quick"
 mode=$1
 ALWAYS="kernel/fork.o kernel/exit.o kernel/sched/core.o mm/vmalloc.o mm/vmstat.o"
-# And each arch's hooks: the patch that turns the feature on for an arch
-# touches only its Kconfig.
-HOOKS_x86_64="arch/x86/kernel/traps.o arch/x86/mm/fault.o"
-HOOKS_arm64="arch/arm64/kernel/entry.o arch/arm64/kernel/entry-common.o arch/arm64/mm/fault.o"
+# And each arch's hooks (BISECT_OBJS in boot/ARCH.conf): the patch that
+# turns the feature on for an arch touches only its Kconfig.
 
 # enabled TREE CONFIG FILE: whether CONFIG builds FILE (.c or .S), going
 # by the obj-$(CONFIG_...) line of its directory's Makefile.
@@ -60,7 +58,7 @@ for c in $commits; do
 		if [ "$mode" = full ]; then
 			kmake -j"$(nproc)" "$KERNEL_TARGET"
 		else
-			eval "objs=\"$ALWAYS \$HOOKS_$arch\""
+			objs="$ALWAYS $BISECT_OBJS"
 			for f in $(git -C "$wt" diff --name-only HEAD~1 -- '*.c' '*.S'); do
 				case $f in
 				arch/*) [ "${f#arch/$SRCARCH/}" != "$f" ] || continue ;;

@@ -17,6 +17,15 @@ arch=$1 variant=$2
 tree=$(variant_tree "$variant")
 src=${SRC:-$("$TOP/scripts/tree.sh" "$variant")}
 out=$CACHE/build/$arch-$variant
+# The tree may not change while it builds (shared lock, see tree.sh), and
+# one run at a time builds in $out.
+if [ -z "${DYNSTACK_BUILD_LOCKED:-}" ]; then
+	init_cache
+	mkdir -p "$CACHE/build"
+	export DYNSTACK_BUILD_LOCKED=1 SRC="$src"
+	exec flock -s "$CACHE/.tree.lock" flock -x "$out.lock" "$0" "$@"
+fi
+unset DYNSTACK_BUILD_LOCKED
 frags="$TOP/configs/common.config $TOP/configs/$arch.config $TOP/configs/$tree.config"
 [ "$variant" = "$tree" ] || frags="$frags $TOP/configs/$variant.config"
 cc=${CROSS_COMPILE}gcc

@@ -7,7 +7,7 @@ src=$("$TOP/scripts/tree.sh" baseline)
 # checkpatch runs scripts/spdxcheck.py, which needs Debian's python3-ply and python3-git.
 PATH=/usr/bin:$PATH
 bad=0
-for dir in generic arch-x86 arch-arm64; do
+for dir in $SERIES_DIRS; do
 	for p in $(sed -e 's/#.*//' "$TOP/$dir/series"); do
 		if out=$(cd "$src" && perl scripts/checkpatch.pl --strict --quiet \
 				--no-summary "$TOP/$dir/$p" 2>&1) && [ -z "$out" ]; then

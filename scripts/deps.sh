@@ -30,6 +30,9 @@ python3-ply		/usr/lib/python3/dist-packages/ply
 python3-git		/usr/lib/python3/dist-packages/git
 gnuplot-nox		gnuplot
 git			git
+procps			pgrep
+util-linux		flock
+shellcheck		shellcheck
 qemu-system-x86		qemu-system-x86_64
 qemu-system-arm		qemu-system-aarch64
 LIST

@@ -2,24 +2,38 @@
 # usage: matrix.sh "ARCH..." "VARIANT..." RESULTS-DIR
 #
 # Builds, boots and tests every ARCH x VARIANT cell, prints one table and
-# writes it to RESULTS-DIR/matrix.md and matrix.json. A cell passes only if
-# its kernel built, its guest ended by itself, the console has complete
-# KTAP with no failure and no oops/BUG/WARNING/panic. Exit 0 iff all passed.
+# writes it to RESULTS-DIR/matrix.md and matrix.json. Each cell boots its
+# kernel to run the tests (KUnit and /init), and once more for every crash
+# test it expects (lkdtm.TYPE in tests/cases: LKDTM's TYPE must end in the
+# report boot/ARCH.conf names in LKDTM_TYPE). tests/verdict.awk then
+# decides: a cell is "ok" only if every case tests/cases expects of it
+# passed and no boot had a problem (a hang, an oops, any kernel complaint,
+# a broken KTAP document), "xfail" if the only failures are the known ones
+# of tests/xfail. Exit 0 iff no cell failed.
+#
+# $TESTS (a glob over case names, as kunit.filter_glob takes it) runs only
+# the cases it matches, and only the boots that run them.
 set -eu
 . "$(dirname "$0")/common.sh"
 [ $# = 3 ] || usage_error 'usage: matrix.sh "ARCH..." "VARIANT..." RESULTS-DIR'
 arches=$1 variants=$2 results=$3
+[ -n "$(echo $arches)" ] || usage_error "no ARCH to run (valid: $ARCHES)"
+[ -n "$(echo $variants)" ] || usage_error "no VARIANT to run (valid: $VARIANTS)"
 for a in $arches; do (check_arch "$a"); done
 for v in $variants; do check_variant "$v"; done
+check_path RESULTS "$results"
+tests=${TESTS:-}
 mkdir -p "$results"
 rows=$results/.rows
 : >"$rows"
 
 now() { date +%s; }
 
-# supported ARCH VARIANT: whether boot/ARCH.conf lists VARIANT.
-supported() {
-	(check_arch "$1" && case " $ARCH_VARIANTS " in *" $2 "*) ;; *) exit 1 ;; esac)
+# expected ARCH VARIANT: the cases tests/cases expects of the cell (and
+# $TESTS selects), one per line.
+expected() {
+	awk -v cell="$1/$2" -v tests="$tests" -v list=1 \
+		-f "$TOP/tests/verdict.awk" "$TOP/tests/cases"
 }
 
 # build ARCH VARIANT TREE: builds one kernel from TREE, leaving base.image (its path),
@@ -34,60 +48,71 @@ build() {
 	echo $status >"$base.build.status"
 }
 
-# guest ARCH VARIANT NAME AWK-VAR [KERNEL-ARGUMENT...]: boots the cell's
-# kernel with its variant's command line; leaves base.NAME.log and .ktap.
+# guest ARCH VARIANT BOOT AWK-ARGS [KERNEL-ARGUMENT...]: boots the cell's
+# kernel with its variant's command line; leaves base.BOOT.log and .ktap.
 guest() {
 	g_base=$results/$1-$2 g_cmdline=$TOP/tests/guest/$(variant_tree "$2").cmdline
-	g_log=$results/$1-$2.$3.log g_var=$4 g_arch=$1
+	g_log=$results/$1-$2.$3.log g_awk=$4 g_arch=$1
 	shift 4
-	boot_guest "$g_arch" "$(cat "$g_base.image")" "$g_log" "$g_var" \
+	# shellcheck disable=SC2046
+	boot_guest "$g_arch" "$(cat "$g_base.image")" "$g_log" "$g_awk" \
 		$(cat "$g_cmdline") "$@"
 }
 
-# cell ARCH VARIANT: boots a built kernel twice, once to run the tests and
-# once to overflow a stack (LKDTM EXHAUST_STACK, which must end in the
-# report boot/ARCH.conf names), and appends "arch variant build boot
-# overflow passed failed skipped build_s boot_s kib_per_thread reason"
-# to $rows.
+# cell ARCH VARIANT: boots a built kernel once for the tests and once for
+# each crash test, takes the verdict, and appends "arch variant result
+# build boots passed failed skipped xfail build_s boot_s kib reason" to
+# $rows.
 cell() {
 	arch=$1 variant=$2 base=$results/$1-$2
-	build=FAIL boot=- overflow=- passed=0 failed=0 skipped=0 boot_s=- kib=- reason=
+	result=FAIL build=FAIL boots=0 boot_s=- kib=- reason=
 	build_s=$(cat "$base.build_s")
+	rm -f "$base".*.ktap "$base".*.log.ktap "$base.verdict"
+	set -- 0 0 0 0
 	if [ "$(cat "$base.build.status")" = 0 ]; then
 		build=ok
+		t0=$(now)
+		cases=$(expected "$arch" "$variant")
+		if echo "$cases" | grep -qv '^lkdtm\.'; then
+			set -- ${tests:+"TESTS=$tests" "kunit.filter_glob=$tests"}
+			guest "$arch" "$variant" tests "" "$@"
+			boots=$((boots + 1))
+		fi
+		for type in $(echo "$cases" | sed -n 's/^lkdtm\.//p'); do
+			eval "report=\${LKDTM_$type:-}"
+			[ -n "$report" ] || report="no LKDTM_$type in boot/$arch.conf"
+			guest "$arch" "$variant" "lkdtm-$type" \
+				"crash=lkdtm.$type
+expect=$report" kunit.enable=0 "LKDTM=$type"
+			boots=$((boots + 1))
+		done
+		boot_s=$(($(now) - t0))
+		kib=$(sed -n 's/^metric kstack_kib_per_thread \([^ ]*\).*/\1/p' \
+			"$base".*.ktap 2>/dev/null | head -n 1)
+		kib=${kib:--}
+		awk -v cell="$arch/$variant" -v tests="$tests" -f "$TOP/tests/verdict.awk" \
+			"$TOP/tests/cases" "$TOP/tests/xfail" "$TOP/tests/skips" \
+			"$base".*.ktap >"$base.verdict" 2>&1 || true
+		result=$(sed -n 's/^verdict //p' "$base.verdict")
+		result=${result:-FAIL}
+		# shellcheck disable=SC2046
+		set -- $(for k in passed failed skipped xfail; do
+			sed -n "s/^$k //p" "$base.verdict"; done)
+		[ $# = 4 ] || set -- 0 1 0 0
+		reason=$(sed -n -e 's/^detail \(FAIL\|XPASS\) /\1 /p' -e 's/^problem //p' \
+			"$base.verdict" | head -n 6 | tr '\n' ';')
 	else
 		reason="build failed: $(tail -n 3 "$base.build.log" | tr '\n' ' ')(log: $base.build.log)"
+		set -- 0 1 0 0
 	fi
-	if [ $build = ok ]; then
-		report=$(check_arch "$arch" && echo "$STACK_OVERFLOW_REPORT")
-		t0=$(now)
-		guest "$arch" "$variant" console require=init_reached
-		guest "$arch" "$variant" overflow "expect=$report" \
-			kunit.enable=0 LKDTM=EXHAUST_STACK
-		boot_s=$(($(now) - t0))
-		kib=$(sed -n 's/^metric kstack_kib_per_thread \([^ ]*\).*/\1/p' "$base.console.ktap")
-		kib=${kib:--}
-		cat "$base.console.ktap" "$base.overflow.ktap" >"$base.ktap"
-		passed=$(awk '/^passed / { n += $2 } END { print n + 0 }' "$base.ktap")
-		failed=$(awk '/^failed / { n += $2 } END { print n + 0 }' "$base.ktap")
-		skipped=$(awk '/^skipped / { n += $2 } END { print n + 0 }' "$base.ktap")
-		reason=$(sed -n 's/^problem //p' "$base.console.ktap" "$base.overflow.ktap" |
-			head -n 4 | tr '\n' ';')
-		boot=ok overflow=ok
-		if grep -q '^problem' "$base.console.ktap" ||
-		   ! grep -q '^passed [1-9]' "$base.console.ktap"; then
-			boot=FAIL
-			reason=${reason:-"no test passed (log: $base.console.log)"}
-		fi
-		grep -q '^problem' "$base.overflow.ktap" && overflow=FAIL
-	fi
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$arch" \
-		"$variant" "$build" "$boot" "$overflow" "$passed" "$failed" \
-		"$skipped" "$build_s" "$boot_s" "$kib" "$reason" >>"$rows"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$arch" \
+		"$variant" "$result" "$build" "$boots" "$1" "$2" "$3" "$4" \
+		"$build_s" "$boot_s" "$kib" "$reason" >>"$rows"
 }
 
 # Trees first (one at a time: they share a repository), then every kernel
 # at once (their serial phases overlap), then the boots one by one.
+pids=
 for variant in $variants; do
 	echo "matrix: preparing the $variant tree" >&2
 	if src=$("$TOP/scripts/tree.sh" "$variant" 2>"$results/tree-$variant.log"); then
@@ -95,8 +120,10 @@ for variant in $variants; do
 			supported "$arch" "$variant" || continue
 			echo "matrix: building $arch/$variant" >&2
 			build "$arch" "$variant" "$src" &
+			pids="$pids $!"
 		done
 	else
+		cat "$results/tree-$variant.log" >&2
 		for arch in $arches; do
 			cp "$results/tree-$variant.log" "$results/$arch-$variant.build.log"
 			echo 0 >"$results/$arch-$variant.build_s"
@@ -104,11 +131,13 @@ for variant in $variants; do
 		done
 	fi
 done
-wait
+for p in $pids; do
+	wait "$p" || true
+done
 for arch in $arches; do
 	for variant in $variants; do
 		if ! supported "$arch" "$variant"; then
-			printf '%s\t%s\t-\tn/a\tn/a\t0\t0\t1\t-\t-\t-\t%s\n' "$arch" \
+			printf '%s\t%s\tn/a\t-\t0\t0\t0\t1\t0\t-\t-\t-\t%s\n' "$arch" \
 				"$variant" "not enabled on $arch (boot/$arch.conf)" >>"$rows"
 			continue
 		fi
@@ -118,19 +147,28 @@ for arch in $arches; do
 done
 
 {
-	echo "| arch | variant | build | boot | overflow | passed | failed | skipped | build s | boot s | kstack KiB/thread |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|"
-	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 }' "$rows"
-	awk -F '\t' '$12 != "" { printf "\n%s/%s: %s\n", $1, $2, $12 }' "$rows"
+	echo "| arch | variant | result | build | boots | passed | failed | skipped | xfail | build s | boot s | kstack KiB/thread |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }' "$rows"
+	# What did not simply pass, by name: failures, skips, xfails, problems.
+	while IFS="$(printf '\t')" read -r arch variant result rest; do
+		v=$results/$arch-$variant.verdict
+		[ -f "$v" ] || continue
+		grep -q '^detail\|^problem' "$v" || continue
+		printf '\n%s/%s (%s):\n' "$arch" "$variant" "$result"
+		sed -n -e 's/^detail /- /p' -e 's/^problem /- problem: /p' "$v"
+	done <"$rows"
+	awk -F '\t' '$3 == "FAIL" && $4 != "ok" { printf "\n%s/%s: %s\n", $1, $2, $13 }' "$rows"
 } >"$results/matrix.md"
-awk -F '\t' 'function q(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
+awk -F '\t' 'function q(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/\t/, " ", s); return "\"" s "\"" }
 	function n(s) { return s == "-" ? "null" : s }
 	BEGIN { printf "[" }
-	{ printf "%s\n {\"arch\": %s, \"variant\": %s, \"build\": %s, \"boot\": %s, \"overflow\": %s, \"passed\": %s, \"failed\": %s, \"skipped\": %s, \"build_s\": %s, \"boot_s\": %s, \"kstack_kib_per_thread\": %s, \"reason\": %s}",
-		(NR > 1 ? "," : ""), q($1), q($2), q($3), q($4), q($5), $6, $7, $8, n($9), n($10), n($11), q($12) }
+	{ printf "%s\n {\"arch\": %s, \"variant\": %s, \"result\": %s, \"build\": %s, \"boots\": %s, \"passed\": %s, \"failed\": %s, \"skipped\": %s, \"xfail\": %s, \"build_s\": %s, \"boot_s\": %s, \"kstack_kib_per_thread\": %s, \"reason\": %s}",
+		(NR > 1 ? "," : ""), q($1), q($2), q($3), q($4), $5, $6, $7, $8, $9, n($10), n($11), n($12), q($13) }
 	END { print "\n]" }' "$rows" >"$results/matrix.json"
 cat "$results/matrix.md"
 
-awk -F '\t' '{ p += $6; f += $7; s += $8 } $4 != "n/a" && ($3 != "ok" || $4 != "ok" || $5 != "ok") { bad++ }
-	END { printf "\nmatrix: %d passed, %d failed, %d skipped; %d of %d cells failed\n", p, f, s, bad, NR; exit bad > 0 }' "$rows"
+awk -F '\t' '{ p += $6; f += $7; s += $8; x += $9 } $3 == "FAIL" { bad++ } $3 == "xfail" { xf++ }
+	END { printf "\nmatrix: %d passed, %d failed, %d skipped, %d xfail; %d of %d cells failed, %d xfail\n",
+		p, f, s, x, bad, NR, xf; exit bad > 0 }' "$rows"

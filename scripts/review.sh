@@ -8,10 +8,7 @@ set -eu
 . "$(dirname "$0")/common.sh"
 [ $# = 1 ] || usage_error "usage: review.sh ARCH"
 check_arch "$1"
-case $1 in
-x86_64) series=arch-x86 path=arch/x86 ;;
-arm64) series=arch-arm64 path=arch/arm64 ;;
-esac
+series=$SERIES_DIR path=$SERIES_PATHS
 src=$("$TOP/scripts/tree.sh" dynamic)
 
 echo "=== $series: the patches of $path, as applied on branch dynamic"

@@ -11,10 +11,16 @@ set -eu
 . "$(dirname "$0")/common.sh"
 [ $# = 1 ] || usage_error "usage: tree.sh VARIANT"
 check_variant "$1"
+# One run at a time rewrites the trees; builds hold the lock shared.
+if [ -z "${DYNSTACK_TREE_LOCKED:-}" ]; then
+	init_cache
+	export DYNSTACK_TREE_LOCKED=1
+	exec flock -x "$CACHE/.tree.lock" "$0" "$@"
+fi
+unset DYNSTACK_TREE_LOCKED
 
 TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 SERIES_ROOT=${SERIES_ROOT:-$TOP}
-SERIES_DIRS="generic arch-x86 arch-arm64"
 src=$CACHE/src
 repo=$src/baseline
 export GIT_COMMITTER_NAME=dynstack GIT_COMMITTER_EMAIL=dynstack@localhost

@@ -1,72 +1,147 @@
 #!/usr/bin/awk -f
 # Reads a guest console log and prints what it ran, for the matrix:
-#   passed N / failed N / skipped N     leaf test cases, KTAP (KUnit, /init)
-#   metric NAME VALUE UNIT              "# METRIC" lines from the tests
-#   problem TEXT                        anything that fails the boot
+#   case PASS|FAIL|SKIP NAME      one line per leaf test case, KTAP from
+#                                 KUnit and from /init; NAME is the names
+#                                 of its parents and its own, joined by "."
+#                                 (suite.case, init.case, suite.case.param)
+#   metric NAME VALUE UNIT        "# METRIC" lines from the tests
+#   problem TEXT                  anything that fails the boot
 #
-# Leaves are counted at any depth; a parent's own result only counts when
-# it failed with no failed child (a suite that failed to start). Plans are
-# checked at every depth, so a guest that stops mid-way is a failure.
-# -v require=NAME: a result for a top-level test NAME must be present.
-# -v expect=REGEX: a crash test. The first console line that matches REGEX
-#   is the passing result of the top-level test that was running, and the
-#   oops or panic after it is what the test asked for. An oops before it,
-#   or no such line, fails the boot.
+# It checks what kunit.py's parser checks: a version line and a plan line
+# at every level, results numbered 1..N in order, no name twice in one
+# level, as many results as the plan says, a parent that failed only if a
+# child did; and every kernel complaint that tests/complaints lists.
+#
+# -v complaints=FILE: the complaint patterns (default tests/complaints).
+# -v crash=NAME -v expect=REGEX: a crash boot. The first console line that
+#   matches REGEX is the passing result of case NAME, and what follows it
+#   (the oops and panic the test asked for) is not read. A complaint before
+#   it, or no such line, fails the boot.
 
 function problem(text) {
 	problems[++nproblems] = text
 }
 
-function close_level(d,	i) {
+# A result at depth @d closes the levels below it. Their buffered leaves
+# become children of the result (@name), or are lost with a problem.
+function close_level(d, name,	i, j) {
 	for (i = depth_max; i >= d; i--) {
-		if (started[i] && plan[i] != "" && plan[i] != count[i])
-			problem("planned " plan[i] " results at depth " i \
-				", saw " count[i])
-		started[i] = 0; plan[i] = ""; count[i] = 0
-		had_children[i] = 0; child_failed[i] = 0
+		if (!started[i])
+			continue
+		# KUnit prints no plan for a parameterised case (the number of
+		# parameters is not known in advance); kunit.py then takes the
+		# result line that names the subtest as its end, and so do we,
+		# below a suite only.
+		param = i >= 2 && i == d && name != "" && subtest[i] == name
+		if (plan[i] == "" && !param)
+			problem("no plan line at depth " i where(i))
+		else if (plan[i] == "" && !count[i])
+			problem("no result at depth " i where(i))
+		else if (plan[i] != "" && plan[i] != count[i])
+			problem("planned " plan[i] " results at depth " i where(i) \
+				", saw " count[i] + 0)
+		for (j = 1; j <= nleaf[i]; j++) {
+			if (i == d && name != "")
+				add_leaf(i - 1, leaf_status[i, j], name "." leaf_name[i, j])
+			else if (i > 0)
+				add_leaf(i - 1, leaf_status[i, j], \
+					 (subtest[i] != "" ? subtest[i] : "?") "." leaf_name[i, j])
+			else
+				print "case " leaf_status[i, j] " " leaf_name[i, j]
+		}
+		started[i] = 0; plan[i] = ""; count[i] = 0; nleaf[i] = 0
+		subtest[i] = ""; failed_leaf[i] = 0
 	}
 }
 
+function where(i) {
+	return subtest[i] != "" ? " (" subtest[i] ")" : ""
+}
+
+function add_leaf(d, status, name) {
+	if (d < 0) {
+		print "case " status " " name
+		return
+	}
+	nleaf[d]++
+	leaf_name[d, nleaf[d]] = name
+	leaf_status[d, nleaf[d]] = status
+	if (status == "FAIL")
+		failed_leaf[d] = 1
+}
+
 BEGIN {
-	passed = failed = skipped = ndocs = nproblems = 0
+	ndocs = nproblems = 0
 	depth_max = 8
-	close_level(0)
+	if (complaints == "")
+		complaints = "tests/complaints"
+	while ((getline l < complaints) > 0) {
+		if (l ~ /^#/ || l !~ /\t/)
+			continue
+		split(l, f, /\t+/)
+		ncomplaints++
+		complaint_re[ncomplaints] = f[2]
+	}
+	close(complaints)
+	if (!ncomplaints)
+		problem("no complaint patterns in " complaints)
+	for (i = 0; i <= depth_max; i++)
+		started[i] = 0
 }
 
 {
 	sub(/\r$/, "")
+	# printk's prefix: the time stamp, and the caller with PRINTK_CALLER.
 	sub(/^\[ *[0-9]+\.[0-9]+\] /, "")
+	sub(/^\[ *[TC][0-9]+\] /, "")
 	line = $0
 }
 
-expect != "" && !expected && line ~ expect {
-	expected = 1
-	passed++
-	count[0]++
+crashed { next }
+
+expect != "" && line ~ expect {
+	crashed = 1
+	print "case PASS " crash
 	next
 }
 
-line ~ /Oops|BUG:|kernel BUG at|WARNING:|Kernel panic|detected stall|Unable to handle kernel/ {
-	if (!expected)
-		problem("kernel: " line)
+{
+	for (i = 1; i <= ncomplaints; i++)
+		if (line ~ complaint_re[i]) {
+			problem("kernel: " line)
+			break
+		}
 }
 
 {
 	match(line, /^ */)
 	d = int(RLENGTH / 4)
 	body = substr(line, RLENGTH + 1)
+	if (d > depth_max)
+		next
 }
 
-body ~ /^KTAP version [0-9]+$/ {
+body ~ /^KTAP version [0-9]+$/ || body ~ /^TAP version [0-9]+$/ {
 	if (d == 0) {
-		close_level(0)
+		close_level(0, "")
 		ndocs++
+	} else if (started[d]) {
+		problem("a second version line at depth " d where(d))
 	}
 	started[d] = 1
 	next
 }
 
+body ~ /^# Subtest: / {
+	subtest[d] = substr(body, 12)
+	next
+}
+
 body ~ /^1\.\.[0-9]+/ {
+	if (!started[d])
+		problem("plan line without a version line at depth " d)
+	else if (plan[d] != "")
+		problem("a second plan line at depth " d where(d))
 	split(body, a, /\.\./)
 	plan[d] = a[2] + 0
 	started[d] = 1
@@ -78,50 +153,53 @@ body ~ /^# METRIC / {
 	next
 }
 
-body ~ /^(not )?ok [0-9]+/ {
+body ~ /^(not )?ok [0-9]+( |$)/ {
 	ok = body !~ /^not ok/
 	name = body
-	sub(/^(not )?ok [0-9]+ /, "", name)
-	sub(/ *#.*$/, "", name)
-	skip = body ~ /# *[Ss][Kk][Ii][Pp]/
-	if (d == 0)
-		seen[name] = 1
-	parent = had_children[d + 1]
-	parent_failed = child_failed[d + 1]
-	if (started[d + 1])
-		close_level(d + 1)
-	if (parent) {
-		if (!ok && !parent_failed) {
-			failed++
-			problem("not ok: " name)
-		}
-	} else if (skip) {
-		skipped++
-	} else if (ok) {
-		passed++
-	} else {
-		failed++
-		problem("not ok: " name)
+	sub(/^(not )?ok /, "", name)
+	num = name + 0
+	sub(/^[0-9]+ */, "", name)
+	directive = ""
+	if (match(name, / *# */)) {
+		directive = substr(name, RSTART + RLENGTH)
+		name = substr(name, 1, RSTART - 1)
 	}
-	if (!ok)
-		child_failed[d] = 1
+	sub(/^- */, "", name)
+	if (name == "")
+		name = "#" num
+	skip = directive ~ /^([Ss][Kk][Ii][Pp]|XFAIL)/
+	if (!started[d])
+		problem("result without a version line at depth " d ": " body)
 	started[d] = 1
 	count[d]++
-	had_children[d] = 1
+	if (num != count[d])
+		problem("result " num " (" name ") where " count[d] " was due at depth " d)
+	for (i = 1; i < count[d]; i++)
+		if (rname[d, i] == name)
+			problem("two results named " name " at depth " d where(d))
+	rname[d, count[d]] = name
+	if (started[d + 1] && nleaf[d + 1]) {
+		children_failed = failed_leaf[d + 1]
+		close_level(d + 1, name)
+		if (!ok && !children_failed && !skip)
+			add_leaf(d, "FAIL", name)
+		else if (ok && children_failed)
+			problem(name " reported ok with a failed case")
+	} else {
+		if (started[d + 1])
+			close_level(d + 1, name)
+		add_leaf(d, skip ? "SKIP" : ok ? "PASS" : "FAIL", name)
+	}
 	next
 }
 
 END {
-	close_level(0)
-	if (!ndocs)
+	if (!crashed)
+		close_level(0, "")
+	if (!ndocs && !crashed)
 		problem("no KTAP output")
-	if (require != "" && !seen[require])
-		problem("no result for " require)
-	if (expect != "" && !expected)
+	if (expect != "" && !crashed)
 		problem("no line matching /" expect "/")
-	print "passed " passed
-	print "failed " failed
-	print "skipped " skipped
 	for (i = 1; i <= nproblems; i++)
 		print "problem " problems[i]
 }

@@ -439,12 +439,10 @@ static const struct ktap_case bench_cases[] = {
  */
 int bench_run(void)
 {
-	cpu_set_t set;
-
 	scale = env_double("BENCH", 1);
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (pin_to_cpu(0))
 		ktap_diag("cannot run on CPU 0 only: the figures may vary");
-	return ktap_run(bench_cases, sizeof(bench_cases) / sizeof(bench_cases[0]));
+	ktap_plan(1);
+	return ktap_run_suite("bench", bench_cases,
+			      sizeof(bench_cases) / sizeof(bench_cases[0]));
 }

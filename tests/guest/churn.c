@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#define _GNU_SOURCE
-#include <sched.h>
 #include <stdlib.h>
 
 #include "churn.h"
@@ -24,14 +22,10 @@ static void *churn_loop(void *arg)
 {
 	struct churn_job j = { .c = arg };
 	struct churn *c = arg;
-	cpu_set_t set;
 	pthread_t t;
 
-	if (c->cpu >= 0) {
-		CPU_ZERO(&set);
-		CPU_SET(c->cpu, &set);
-		c->errors += sched_setaffinity(0, sizeof(set), &set) != 0;
-	}
+	if (c->cpu >= 0)
+		c->errors += pin_to_cpu(c->cpu) != 0;
 	while (!atomic_load(c->stop)) {
 		j.err = 0;
 		if (pthread_create(&t, NULL, churn_one, &j)) {

@@ -5,7 +5,9 @@
  * ends QEMU (it runs with -no-reboot).
  *
  * Expectations come from the kernel command line, which the kernel hands
- * to init as environment variables (see the Makefile, GUEST_ENV).
+ * to init as environment variables (tests/guest/VARIANT.cmdline). TESTS=GLOB
+ * runs only the cases whose name (init.CASE) matches, SEED=N repeats the
+ * random choices of an earlier boot.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +16,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kstat.h"
@@ -45,7 +48,8 @@ static const struct ktap_case dynamic_cases[] = {
 /*
  * Run alone when the command line says LKDTM=<crash type>: the kernel must
  * not survive it. The harness passes the boot only if it finds the crash
- * report it expects on the console (boot/ARCH.conf).
+ * report it expects on the console (boot/ARCH.conf), and reads nothing
+ * after it.
  */
 static enum ktap_result test_lkdtm(void)
 {
@@ -58,10 +62,6 @@ static enum ktap_result test_lkdtm(void)
 		  err ? strerror(err) : "write succeeded");
 	return KTAP_FAIL;
 }
-
-static const struct ktap_case lkdtm_cases[] = {
-	{ "lkdtm_crash",		test_lkdtm },
-};
 
 static void setup_console(void)
 {
@@ -87,6 +87,26 @@ static void mount_fs(const char *src, const char *dir, const char *type)
 		ktap_diag("mount %s on %s: %m", type, dir);
 }
 
+/*
+ * The seed of every random test of this boot: SEED= on the command line,
+ * or one of its own, printed so that SEED= can repeat the run.
+ */
+static void init_seed(void)
+{
+	const char *v = getenv("SEED");
+	unsigned int seed;
+
+	if (v && *v) {
+		seed = strtoul(v, NULL, 0);
+	} else {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (unsigned int)(ts.tv_nsec ^ ts.tv_sec ^ getpid()) & 0x7fffffff;
+	}
+	test_seed_set(seed);
+}
+
 int main(void)
 {
 	struct ktap_case all[ARRAY_SIZE(cases) + ARRAY_SIZE(dynamic_cases)];
@@ -96,18 +116,31 @@ int main(void)
 	mount_fs("proc", "/proc", "proc");
 	mount_fs("sysfs", "/sys", "sysfs");
 	mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
+	/* Lines to /dev/kmsg are not rate-limited: every KTAP line is kept. */
+	write_file("/proc/sys/kernel/printk_devkmsg", "on");
+	ktap_init();
+	init_seed();
 
 	memcpy(all, cases, sizeof(cases));
 	if (env_double("DYNAMIC_STACK", 0) == 1) {
 		memcpy(all + n, dynamic_cases, sizeof(dynamic_cases));
 		n += ARRAY_SIZE(dynamic_cases);
 	}
-	if (getenv("LKDTM"))
-		ktap_run(lkdtm_cases, ARRAY_SIZE(lkdtm_cases));
-	else if (getenv("BENCH"))
+	if (getenv("LKDTM")) {
+		/* Nothing follows: the report the harness expects is the result. */
+		ktap_plan(1);
+		ktap_subtest("lkdtm", 1);
+		test_lkdtm();
+		ktap_result(getenv("LKDTM"), KTAP_FAIL, NULL);
+		ktap_end_subtest("lkdtm", KTAP_FAIL);
+	} else if (getenv("BENCH")) {
 		bench_run();
-	else
-		ktap_run(all, n);
+	} else {
+		ktap_plan(ktap_count_selected("init", all, n) ? 1 : 0);
+		ktap_diag("seed %u (SEED=%u on the command line repeats it)",
+			  test_seed(), test_seed());
+		ktap_run_suite("init", all, n);
+	}
 
 	sync();
 	reboot(RB_AUTOBOOT);

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "kstat.h"
+#include "ktap.h"
 
 static void vmstat_refresh(void)
 {
@@ -114,6 +117,15 @@ int kstack_accounted(const struct kstack_snapshot *before,
 	return tasks >= 0 && kib >= tasks * lo && kib <= tasks * max_kib;
 }
 
+int pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? errno : 0;
+}
+
 int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY);
@@ -165,17 +177,100 @@ int consume(long bytes)
 	return write_file("/sys/kernel/debug/dynamic_stack/consume", text);
 }
 
-long stack_scan(void)
+long stack_scan(char base[STACK_BASE_LEN])
 {
 	FILE *f = fopen("/sys/kernel/debug/dynamic_stack/scan", "r");
 	long found = -1;
 
+	base[0] = '\0';
 	if (!f)
 		return -1;
-	if (fscanf(f, "%ld", &found) != 1)
+	if (fscanf(f, "%ld %31s", &found, base) != 2)
 		found = -1;
 	fclose(f);
 	return found;
+}
+
+int stack_base(char base[STACK_BASE_LEN])
+{
+	FILE *f = fopen("/sys/kernel/debug/dynamic_stack/base", "r");
+	int ret = 0;
+
+	base[0] = '\0';
+	if (!f)
+		return -1;
+	if (fscanf(f, "%31s", base) != 1)
+		ret = -1;
+	fclose(f);
+	return ret;
+}
+
+long stack_present(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/dynamic_stack/present", "r");
+	long pages = -1, tasks;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "pages %ld tasks %ld", &pages, &tasks) != 2)
+		pages = -1;
+	fclose(f);
+	return pages;
+}
+
+int stack_pages_agree(const char *what)
+{
+	long kib = -1, before = -1, after = -1;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		if (i)
+			usleep(20000);
+		before = stack_present();
+		kib = vmstat_read("nr_kernel_stack");
+		after = stack_present();
+		if (before >= 0 && before == after && kib == before * 4)
+			break;
+	}
+	ktap_diag("%s: nr_kernel_stack %ld KiB, page tables map %ld pages (%ld KiB) of task stacks",
+		  what, kib, after, after * 4);
+	return before >= 0 && before == after && kib == before * 4;
+}
+
+long memfree_kib(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char key[64];
+	long val, ret = -1;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %ld kB", key, &val) == 2) {
+		if (!strcmp(key, "MemFree:")) {
+			ret = val;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static unsigned int base_seed;
+
+void test_seed_set(unsigned int seed)
+{
+	base_seed = seed;
+}
+
+unsigned int test_seed(void)
+{
+	return base_seed;
+}
+
+unsigned int test_seed_for(unsigned int i)
+{
+	/* Knuth's multiplicative hash: distinct, well spread seeds. */
+	return (base_seed + i) * 2654435761u;
 }
 
 double env_double(const char *name, double def)

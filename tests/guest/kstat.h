@@ -47,10 +47,27 @@ int kstack_accounted(const struct kstack_snapshot *before,
  * /sys/kernel/debug/dynamic_stack (CONFIG_DYNAMIC_STACK_TEST): consume()
  * makes the calling thread use @bytes of its kernel stack and returns 0 or
  * the errno of the write; stack_scan() returns how many words of consume's
- * pattern the calling thread finds on its own stack, or -1.
+ * pattern the calling thread finds on its own stack, or -1, and puts the
+ * (hashed) address of that stack in @base; stack_base() puts only the
+ * address there (0, or -1). stack_present() counts the stack pages that
+ * the kernel page tables map, over every task (-1 if it cannot).
  */
+#define STACK_BASE_LEN	32
 int consume(long bytes);
-long stack_scan(void);
+long stack_scan(char base[STACK_BASE_LEN]);
+int stack_base(char base[STACK_BASE_LEN]);
+long stack_present(void);
+
+/*
+ * Whether nr_kernel_stack is what stack_present() counts, to the page:
+ * tries for a while (tasks that start or exit meanwhile, a running task's
+ * pages accounted when it next leaves the CPU) and reports what it saw,
+ * with @what, as KTAP diagnostics.
+ */
+int stack_pages_agree(const char *what);
+
+/* MemFree of /proc/meminfo in KiB, or -1. */
+long memfree_kib(void);
 
 /*
  * The deepest consume() and dynamic_stack/sleep accept: THREAD_SIZE less
@@ -60,9 +77,21 @@ long stack_scan(void);
 long consume_max(void);
 long sleep_max(void);
 
+/* Runs the calling thread on @cpu only: 0, or the errno. */
+int pin_to_cpu(int cpu);
+
 /* Writes @s to the file @path: 0, or the errno. */
 int write_file(const char *path, const char *s);
 int drop_slab(void);
+
+/*
+ * The seed of the random tests of this boot (SEED= on the command line, or
+ * one /init chose and printed); test_seed_for(i) is a seed of its own for
+ * the i-th thread or round of a test.
+ */
+void test_seed_set(unsigned int seed);
+unsigned int test_seed(void);
+unsigned int test_seed_for(unsigned int i);
 
 /* A double from the environment (kernel command line), or @def. */
 double env_double(const char *name, double def);

@@ -1,43 +1,158 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <fcntl.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "ktap.h"
 
-void ktap_diag(const char *fmt, ...)
+/* printk's record limit is 1 KiB, with its prefix. */
+#define LINE_MAX_BYTES	900
+#define DEPTH_MAX	8
+
+static int out_fd = STDOUT_FILENO;
+static int depth;
+static int count[DEPTH_MAX];
+
+void ktap_init(void)
 {
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+
+	if (fd >= 0)
+		out_fd = fd;
+}
+
+static void put_line(const char *text, size_t len)
+{
+	char line[LINE_MAX_BYTES + 4 * DEPTH_MAX + 2];
+	size_t indent = 4 * (size_t)depth;
+
+	if (len > LINE_MAX_BYTES)
+		len = LINE_MAX_BYTES;
+	memset(line, ' ', indent);
+	memcpy(line + indent, text, len);
+	line[indent + len] = '\n';
+	/* One write, one record: the console prints it whole. */
+	if (write(out_fd, line, indent + len + 1) < 0 && out_fd != STDOUT_FILENO) {
+		out_fd = STDOUT_FILENO;
+		put_line(text, len);
+	}
+}
+
+void ktap_print(const char *fmt, ...)
+{
+	char buf[4096];
+	const char *p, *nl;
 	va_list ap;
 
-	fputs("# ", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
+	for (p = buf; ; p = nl + 1) {
+		nl = strchr(p, '\n');
+		put_line(p, nl ? (size_t)(nl - p) : strlen(p));
+		if (!nl || !nl[1])
+			break;
+	}
+}
+
+void ktap_diag(const char *fmt, ...)
+{
+	char buf[4096], *p, *nl;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (p = buf; p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		if (nl)
+			*nl = '\0';
+		ktap_print("# %s", p);
+	}
 }
 
 void ktap_metric(const char *name, double value, const char *unit)
 {
-	printf("# METRIC %s %.2f %s\n", name, value, unit);
-	fflush(stdout);
+	ktap_print("# METRIC %s %.2f %s", name, value, unit);
 }
 
-int ktap_run(const struct ktap_case *cases, int n)
+void ktap_plan(int n)
 {
-	static const char *const directive[] = {
-		[KTAP_PASS] = "", [KTAP_FAIL] = "", [KTAP_SKIP] = " # SKIP",
-	};
-	int i, failed = 0;
+	ktap_print("KTAP version 1");
+	ktap_print("1..%d", n);
+	count[depth] = 0;
+}
 
-	printf("KTAP version 1\n1..%d\n", n);
-	fflush(stdout);
+void ktap_subtest(const char *name, int n)
+{
+	if (depth + 1 < DEPTH_MAX)
+		depth++;
+	ktap_print("KTAP version 1");
+	ktap_print("# Subtest: %s", name);
+	ktap_print("1..%d", n);
+	count[depth] = 0;
+}
+
+void ktap_result(const char *name, enum ktap_result r, const char *reason)
+{
+	int skip = r == KTAP_SKIP;
+
+	ktap_print("%s %d %s%s%s", r == KTAP_FAIL ? "not ok" : "ok",
+		   ++count[depth], name, skip ? " # SKIP " : "",
+		   skip && reason ? reason : "");
+}
+
+void ktap_end_subtest(const char *name, enum ktap_result r)
+{
+	if (depth > 0)
+		depth--;
+	ktap_result(name, r, NULL);
+}
+
+int ktap_selected(const char *name)
+{
+	const char *glob = getenv("TESTS");
+
+	return !glob || !*glob || !fnmatch(glob, name, 0);
+}
+
+static int case_selected(const char *suite, const char *name)
+{
+	char full[256];
+
+	snprintf(full, sizeof(full), "%s.%s", suite, name);
+	return ktap_selected(full);
+}
+
+int ktap_count_selected(const char *suite, const struct ktap_case *cases, int n)
+{
+	int i, selected = 0;
+
+	for (i = 0; i < n; i++)
+		selected += case_selected(suite, cases[i].name);
+	return selected;
+}
+
+int ktap_run_suite(const char *suite, const struct ktap_case *cases, int n)
+{
+	int i, failed = 0, selected = ktap_count_selected(suite, cases, n);
+
+	if (!selected)
+		return 0;
+	ktap_subtest(suite, selected);
 	for (i = 0; i < n; i++) {
-		enum ktap_result r = cases[i].run();
+		enum ktap_result r;
 
-		printf("%s %d %s%s\n", r == KTAP_FAIL ? "not ok" : "ok", i + 1,
-		       cases[i].name, directive[r]);
-		fflush(stdout);
+		if (!case_selected(suite, cases[i].name))
+			continue;
+		r = cases[i].run();
+		ktap_result(cases[i].name, r, NULL);
 		failed += r == KTAP_FAIL;
 	}
+	ktap_end_subtest(suite, failed ? KTAP_FAIL : KTAP_PASS);
 	return failed;
 }

@@ -2,6 +2,11 @@
 /*
  * Minimal KTAP v1 producer for the in-guest tests, in the format that
  * Documentation/dev-tools/ktap.rst describes and KUnit prints.
+ *
+ * Every line goes to /dev/kmsg as a record of its own: the console prints
+ * it whole, and a kernel message can come between two lines but never
+ * inside one (on a shared console, a printk could land in the middle of a
+ * line written to /dev/console).
  */
 #ifndef KTAP_H
 #define KTAP_H
@@ -13,7 +18,13 @@ struct ktap_case {
 	enum ktap_result (*run)(void);
 };
 
-/* "# name: message" diagnostic line, attached to the running test. */
+/* Opens /dev/kmsg for the output (standard output if it cannot). */
+void ktap_init(void);
+
+/* One line at the current depth; "\n" in it starts a new line. */
+void ktap_print(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "# message" diagnostic line, attached to the running test. */
 void ktap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
@@ -22,7 +33,33 @@ void ktap_diag(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void ktap_metric(const char *name, double value, const char *unit);
 
-/* Run @n cases as one KTAP document and return the number that failed. */
-int ktap_run(const struct ktap_case *cases, int n);
+/* The version and plan lines of a document (or subtest) of @n results. */
+void ktap_plan(int n);
+
+/*
+ * A subtest named @name with @n results: its lines go one level deeper
+ * until ktap_end_subtest() prints its own result.
+ */
+void ktap_subtest(const char *name, int n);
+void ktap_end_subtest(const char *name, enum ktap_result r);
+
+/* The next result at the current depth. */
+void ktap_result(const char *name, enum ktap_result r, const char *reason);
+
+/*
+ * Whether the test @name (suite.case, as kunit.filter_glob takes it) is
+ * selected by the glob in the TESTS environment variable (all if unset).
+ */
+int ktap_selected(const char *name);
+
+/*
+ * Runs the selected ones of @cases as subtest @suite (cases named
+ * suite.case in TESTS) and prints the suite's result; returns the number
+ * that failed. Prints nothing if none is selected.
+ */
+int ktap_run_suite(const char *suite, const struct ktap_case *cases, int n);
+
+/* How many of @cases of @suite are selected. */
+int ktap_count_selected(const char *suite, const struct ktap_case *cases, int n);
 
 #endif /* KTAP_H */

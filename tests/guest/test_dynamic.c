@@ -56,7 +56,7 @@ enum ktap_result test_consume_bad_input(void)
 
 struct grower {
 	pthread_t thread;
-	int cpu;
+	int index, cpu;
 	int errors;
 };
 
@@ -66,15 +66,13 @@ static int release_pipe[2];
 static void *grow(void *arg)
 {
 	struct grower *g = arg;
-	unsigned int seed = g->cpu * 7919 + (unsigned int)(long)&g;
-	cpu_set_t set;
+	unsigned int seed = test_seed_for(g->index);
 	char c;
 	int i;
 
-	CPU_ZERO(&set);
-	CPU_SET(g->cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
-	for (i = 0; i < ROUNDS; i++) {
+	if (pin_to_cpu(g->cpu))
+		g->errors++;
+	for (i = 0; i < ROUNDS && !g->errors; i++) {
 		if (consume(1024 + rand_r(&seed) % (consume_max() - 1024))) {
 			g->errors++;
 			break;
@@ -100,6 +98,7 @@ enum ktap_result test_consume_many_threads(void)
 	int i, errors = 0, settled = 0;
 	int ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 
+	ktap_diag("seed %u", test_seed());
 	faults_before = faults_kib();
 	if (faults_before < 0 || kstack_snapshot(&before) || pipe(release_pipe)) {
 		ktap_diag("nr_dynamic_stacks_faults or nr_kernel_stack unreadable");
@@ -107,6 +106,7 @@ enum ktap_result test_consume_many_threads(void)
 	}
 	pthread_barrier_init(&grown, NULL, NR_GROWERS + 1);
 	for (i = 0; i < NR_GROWERS; i++) {
+		growers[i].index = i;
 		growers[i].cpu = i % (ncpus > 0 ? ncpus : 1);
 		if (pthread_create(&growers[i].thread, NULL, grow, &growers[i])) {
 			ktap_diag("pthread_create failed");
@@ -159,6 +159,7 @@ struct stale_step {
 	int scan;		/* then scan its own stack */
 	int err;
 	long found;
+	char base[STACK_BASE_LEN];	/* the (hashed) address of its stack */
 };
 
 static void *stale_thread(void *arg)
@@ -166,29 +167,61 @@ static void *stale_thread(void *arg)
 	struct stale_step *s = arg;
 
 	if (s->consume)
-		s->err = consume(s->consume);
+		s->err = consume(s->consume) ?: stack_base(s->base) ? EIO : 0;
 	if (s->scan)
-		s->found = stack_scan();
+		s->found = stack_scan(s->base);
 	return NULL;
 }
 
-/* Runs @s in a new thread and waits for it: 0, or -1 if none started. */
+/*
+ * Runs @s in a new thread and waits for it, and for its stack to reach
+ * the CPU's cache (stacks are freed after an RCU grace period): 0, or -1
+ * if no thread started.
+ */
 static int stale_run(struct stale_step *s)
 {
 	pthread_t t;
 
 	s->err = 0;
 	s->found = 0;
+	s->base[0] = '\0';
 	if (pthread_create(&t, NULL, stale_thread, s))
 		return -1;
 	pthread_join(t, NULL);
+	usleep(20000);
 	return 0;
 }
 
 struct stale_result {
 	int errors;
 	long control, after_deep, after_shallow;
+	int reused_deep, reused_shallow;	/* rounds that reused a stack */
+	int writers;
+	char written[2 * STALE_ROUNDS + 1][STACK_BASE_LEN];
 };
+
+/* Notes that the pattern was written on the stack at @base. */
+static void stale_wrote(struct stale_result *r, const char *base)
+{
+	int i;
+
+	for (i = 0; i < r->writers; i++)
+		if (!strcmp(r->written[i], base))
+			return;
+	if (r->writers < (int)(sizeof(r->written) / sizeof(r->written[0])))
+		strcpy(r->written[r->writers++], base);
+}
+
+/* Whether a thread that wrote the pattern used the stack at @base before. */
+static int stale_reused(const struct stale_result *r, const char *base)
+{
+	int i;
+
+	for (i = 0; i < r->writers; i++)
+		if (!strcmp(r->written[i], base))
+			return 1;
+	return 0;
+}
 
 /* The rounds of test_no_stale_data(), in a thread that runs on CPU 0 only. */
 static void *stale_rounds(void *arg)
@@ -198,12 +231,9 @@ static void *stale_rounds(void *arg)
 	struct stale_step control = { .consume = consume_max(), .scan = 1 };
 	struct stale_step fresh = { .scan = 1 };
 	struct stale_result *r = arg;
-	cpu_set_t set;
 	int i;
 
-	CPU_ZERO(&set);
-	CPU_SET(0, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
+	if (pin_to_cpu(0)) {
 		r->errors++;
 		return NULL;
 	}
@@ -214,15 +244,24 @@ static void *stale_rounds(void *arg)
 		return NULL;
 	}
 	r->control = control.found;
+	stale_wrote(r, control.base);
 	for (i = 0; i < STALE_ROUNDS; i++) {
-		if (stale_run(&deep) || stale_run(&fresh))
+		if (stale_run(&deep))
+			break;
+		stale_wrote(r, deep.base);
+		if (stale_run(&fresh))
 			break;
 		r->errors += deep.err != 0 || fresh.found < 0;
 		r->after_deep += fresh.found > 0 ? fresh.found : 0;
-		if (stale_run(&shallow) || stale_run(&fresh))
+		r->reused_deep += stale_reused(r, fresh.base);
+		if (stale_run(&shallow))
+			break;
+		stale_wrote(r, shallow.base);
+		if (stale_run(&fresh))
 			break;
 		r->errors += shallow.err != 0 || fresh.found < 0;
 		r->after_shallow += fresh.found > 0 ? fresh.found : 0;
+		r->reused_shallow += stale_reused(r, fresh.base);
 	}
 	r->errors += i < STALE_ROUNDS;
 	return NULL;
@@ -234,13 +273,16 @@ static void *stale_rounds(void *arg)
  * thread, which clears the preallocated pages it keeps; the pages the
  * stack grew into go back to the page allocator, from which the fault
  * pool refills with zeroed pages. A fresh thread scans its whole stack,
- * which maps every page of it.
+ * which maps every page of it. The stacks' addresses show that fresh
+ * threads did get stacks that threads which wrote the pattern had used:
+ * a test in which no stack was reused would show nothing.
  */
 enum ktap_result test_no_stale_data(void)
 {
-	struct stale_result r = { 0 };
+	static struct stale_result r;
 	pthread_t t;
 
+	memset(&r, 0, sizeof(r));
 	if (pthread_create(&t, NULL, stale_rounds, &r)) {
 		ktap_diag("pthread_create failed");
 		return KTAP_FAIL;
@@ -251,7 +293,10 @@ enum ktap_result test_no_stale_data(void)
 	ktap_diag("%d rounds: %ld stale words after a %ld-byte thread, %ld after a %d-byte one, %d errors",
 		  STALE_ROUNDS, r.after_deep, consume_max(), r.after_shallow,
 		  SHALLOW_DEPTH, r.errors);
-	if (r.errors || r.control <= 0 || r.after_deep || r.after_shallow)
+	ktap_diag("fresh threads got a stack a pattern writer had used in %d of %d rounds after a deep thread, %d after a shallow one",
+		  r.reused_deep, STALE_ROUNDS, r.reused_shallow);
+	if (r.errors || r.control <= 0 || r.after_deep || r.after_shallow ||
+	    !r.reused_deep || !r.reused_shallow)
 		return KTAP_FAIL;
 	return KTAP_PASS;
 }

@@ -28,12 +28,8 @@ static int grow;
 static void *on_cpu1(void *arg)
 {
 	int *err = arg;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(1, &set);
-	*err = sched_setaffinity(0, sizeof(set), &set) ? errno :
-	       grow ? consume(consume_max()) : 0;
+	*err = pin_to_cpu(1) ?: grow ? consume(consume_max()) : 0;
 	return NULL;
 }
 
@@ -57,6 +53,8 @@ enum ktap_result test_cpu_hotplug(void)
 	pthread_t t;
 
 	grow = env_double("DYNAMIC_STACK", 0) == 1;
+	if (grow)
+		ktap_diag("seed %u", test_seed());
 	if (access(CPU1_ONLINE, W_OK)) {
 		ktap_diag("%s: %s", CPU1_ONLINE, strerror(errno));
 		return KTAP_FAIL;
@@ -67,7 +65,8 @@ enum ktap_result test_cpu_hotplug(void)
 
 	for (i = 0; i < NR_LOADERS; i++) {
 		loaders[i] = (struct churn){ .cpu = -1, .grow = grow,
-					     .seed = i, .stop = &stop };
+					     .seed = test_seed_for(i),
+					     .stop = &stop };
 		churn_start(&loaders[i]);
 	}
 	for (i = 0; i < CYCLES; i++) {

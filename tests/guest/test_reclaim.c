@@ -58,7 +58,7 @@ enum ktap_result test_reclaim_sleeping(void)
 	static struct sleeper s[NR_SLEEPERS];
 	struct kstack_snapshot before, grown, reclaimed;
 	double grown_kib = -1, reclaimed_kib = -1;
-	int i, err, errors = 0, started = 0;
+	int i, err, errors = 0, started = 0, agree = 0;
 
 	if (kstack_snapshot(&before) || pipe(wake_pipe)) {
 		ktap_diag("nr_kernel_stack unreadable");
@@ -80,6 +80,8 @@ enum ktap_result test_reclaim_sleeping(void)
 	if (!err && !kstack_snapshot(&reclaimed) && reclaimed.tasks > before.tasks)
 		reclaimed_kib = (double)(reclaimed.kib - before.kib) /
 				(reclaimed.tasks - before.tasks);
+	/* Held against what the page tables map, with the threads asleep. */
+	agree = stack_pages_agree("after drop_caches");
 
 	for (i = 0; i < NR_SLEEPERS; i++)
 		started += write(wake_pipe[1], "x", 1) == 1;
@@ -98,7 +100,7 @@ enum ktap_result test_reclaim_sleeping(void)
 	ktap_metric("reclaimed_kib_per_thread", reclaimed_kib, "KiB");
 	ktap_diag("%d woken, %d found their stack wrong when they grew again",
 		  started, errors);
-	if (err || errors || started != NR_SLEEPERS || grown_kib < 12 ||
+	if (err || errors || !agree || started != NR_SLEEPERS || grown_kib < 12 ||
 	    reclaimed_kib < 0 || reclaimed_kib > RECLAIMED_KIB)
 		return KTAP_FAIL;
 	return KTAP_PASS;
@@ -108,7 +110,7 @@ static atomic_int stop;
 
 struct stresser {
 	pthread_t thread;
-	int cpu, deep_sleeper;
+	int index, cpu, deep_sleeper;
 	long rounds, errors;
 	int first_err;
 };
@@ -125,14 +127,16 @@ static int sleep_deep(long bytes)
 static void *stress(void *arg)
 {
 	struct stresser *st = arg;
-	unsigned int seed = st->cpu * 131 + st->deep_sleeper * 7 + 1;
-	cpu_set_t set;
+	unsigned int seed = test_seed_for(st->index);
 	long depth;
 	int err;
 
-	CPU_ZERO(&set);
-	CPU_SET(st->cpu, &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	err = pin_to_cpu(st->cpu);
+	if (err) {
+		st->errors++;
+		st->first_err = err;
+		return NULL;
+	}
 	while (!atomic_load(&stop)) {
 		if (st->deep_sleeper) {
 			depth = 1024 + rand_r(&seed) % (sleep_max() - 1024);
@@ -160,8 +164,10 @@ enum ktap_result test_reclaim_stress(void)
 
 	if (ncpus > 2)
 		ncpus = 2;
+	ktap_diag("seed %u", test_seed());
 	atomic_store(&stop, 0);
 	for (i = 0; i < ncpus * NR_STRESS; i++, n++) {
+		st[n].index = i;
 		st[n].cpu = i % ncpus;
 		st[n].deep_sleeper = i % 2;
 		if (pthread_create(&st[n].thread, NULL, stress, &st[n]))

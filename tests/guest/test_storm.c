@@ -5,7 +5,9 @@
  * arrive while the stack pointer sits in an unmapped page) while a thread
  * per CPU arms a high-resolution timer every 20 us and two threads on
  * different CPUs wake each other through pipes (wakeup IPIs). No growth
- * may fail, jiffies must keep pace with CLOCK_MONOTONIC, and each CPU's
+ * may fail, the stacks must have grown by at least MIN_GROWTHS pages (the
+ * kernel's count of pages that stack faults mapped, not a count of
+ * threads), jiffies must keep pace with CLOCK_MONOTONIC, and each CPU's
  * local timer must keep interrupting it.
  */
 #define _GNU_SOURCE
@@ -24,6 +26,7 @@
 #include "tests.h"
 
 #define SECONDS		5
+#define MIN_GROWTHS	1000
 #define NR_CPUS_MAX	2
 
 static atomic_int stop;
@@ -32,11 +35,7 @@ static int ping[2], pong[2];
 
 static void pin(int cpu)
 {
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set))
+	if (pin_to_cpu(cpu))
 		atomic_fetch_add(&errors, 1);
 }
 
@@ -104,7 +103,7 @@ static double now(void)
 enum ktap_result test_irq_storm(void)
 {
 	long before[NR_CPUS_MAX], after[NR_CPUS_MAX], least = -1, most = 0;
-	long growths = 0, grow_errors = 0;
+	long growths, mapped_before, threads = 0, grow_errors = 0;
 	struct churn spawners[2 * NR_CPUS_MAX];
 	pthread_t timers[NR_CPUS_MAX], pingers[2];
 	int timer_ok[NR_CPUS_MAX];
@@ -118,6 +117,7 @@ enum ktap_result test_irq_storm(void)
 			  NR_CPUS_MAX);
 		return KTAP_FAIL;
 	}
+	ktap_diag("seed %u", test_seed());
 	if (pthread_create(&pingers[0], NULL, pinger, (void *)0L))
 		return KTAP_FAIL;
 	if (pthread_create(&pingers[1], NULL, pinger, (void *)1L)) {
@@ -126,6 +126,11 @@ enum ktap_result test_irq_storm(void)
 		pthread_join(pingers[0], NULL);
 		return KTAP_FAIL;
 	}
+	mapped_before = vmstat_read("dynamic_stack_pages_mapped");
+	if (mapped_before < 0) {
+		ktap_diag("no dynamic_stack_pages_mapped in /proc/vmstat");
+		atomic_fetch_add(&errors, 1);
+	}
 	t0 = now();
 	j0 = times(NULL);
 	for (i = 0; i < NR_CPUS_MAX; i++)
@@ -133,14 +138,15 @@ enum ktap_result test_irq_storm(void)
 					      (void *)(long)i);
 	for (i = 0; i < 2 * NR_CPUS_MAX; i++) {
 		spawners[i] = (struct churn){ .cpu = i % NR_CPUS_MAX, .grow = 1,
-					      .seed = i, .stop = &stop };
+					      .seed = test_seed_for(i),
+					      .stop = &stop };
 		churn_start(&spawners[i]);
 	}
 	sleep(SECONDS);
 	atomic_store(&stop, 1);
 	for (i = 0; i < 2 * NR_CPUS_MAX; i++) {
 		churn_join(&spawners[i]);
-		growths += spawners[i].threads - spawners[i].errors;
+		threads += spawners[i].threads;
 		grow_errors += spawners[i].errors;
 	}
 	for (i = 0; i < NR_CPUS_MAX; i++)
@@ -158,6 +164,7 @@ enum ktap_result test_irq_storm(void)
 	elapsed = now() - t0;
 	ticks = (double)(times(NULL) - j0) / sysconf(_SC_CLK_TCK);
 	timer_irqs(after);
+	growths = vmstat_read("dynamic_stack_pages_mapped") - mapped_before;
 
 	for (i = 0; i < NR_CPUS_MAX; i++) {
 		long d = after[i] - before[i];
@@ -166,9 +173,9 @@ enum ktap_result test_irq_storm(void)
 		least = least < 0 || d < least ? d : least;
 		most = d > most ? d : most;
 	}
-	ktap_diag("%ld stack growths in %.2f s, %ld errors; jiffies counted %.2f s",
-		  growths, elapsed, grow_errors + atomic_load(&errors), ticks);
-	if (grow_errors || atomic_load(&errors) || growths < 1000 ||
+	ktap_diag("%ld threads, %ld stack pages mapped by faults in %.2f s, %ld errors; jiffies counted %.2f s",
+		  threads, growths, elapsed, grow_errors + atomic_load(&errors), ticks);
+	if (grow_errors || atomic_load(&errors) || growths < MIN_GROWTHS ||
 	    ticks < 0.9 * elapsed || ticks > 1.1 * elapsed ||
 	    most <= 0 || least < most / 2)
 		return KTAP_FAIL;

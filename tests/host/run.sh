@@ -1,13 +1,15 @@
 #!/bin/sh
-# Host-side checks, as KTAP: the scripts parse, the series files are
-# consistent, the KTAP parser reads good and bad logs right, and bad input
-# gets a clear error. Exits non-zero if any check failed.
+# Host-side checks, as KTAP: the scripts parse (and pass shellcheck), the
+# series files are consistent, the console parser and the verdict read
+# good and bad logs right (one fixture per kernel complaint), and bad
+# input gets a clear error. Exits non-zero if any check failed.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TOP" || exit 1
 n=0 failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+TAB=$(printf '\t')
 
 # check NAME COMMAND...: one KTAP result; the command's output on failure.
 check() {
@@ -30,28 +32,161 @@ shell_syntax() {
 	bash -n .ci/run
 }
 
+shellcheck_clean() {
+	shellcheck -s sh -e SC1090,SC1091 scripts/*.sh boot/*.sh tests/host/*.sh
+}
+
+# Every arch's SERIES_DIR is in the series; every patch is in its
+# series file and every series file's patch exists.
 series_consistent() {
-	for dir in generic arch-x86 arch-arm64; do
+	SERIES_DIRS=$(sed -n 's/^SERIES_DIRS="\(.*\)"/\1/p' scripts/common.sh)
+	for conf in boot/*.conf; do
+		dir=$(. "./$conf" && echo "$SERIES_DIR")
+		case " $SERIES_DIRS " in
+		*" $dir "*) ;;
+		*) echo "$conf: SERIES_DIR=$dir is not in SERIES_DIRS ($SERIES_DIRS)"; return 1 ;;
+		esac
+	done
+	for dir in $SERIES_DIRS; do
 		listed=$(sed -e 's/#.*//' "$dir/series") || return 1
 		for p in $listed; do
 			[ -f "$dir/$p" ] || { echo "$dir/series: $p missing"; return 1; }
 		done
 		for f in "$dir"/*.patch; do
 			[ -e "$f" ] || continue
+			case $f in */0000-cover-letter.patch) continue ;; esac
 			echo "$listed" | grep -qx "$(basename "$f")" ||
 				{ echo "$f is not in $dir/series"; return 1; }
 		done
 	done
 }
 
+parse() {
+	awk -v "complaints=tests/complaints" "$@" -f tests/ktap.awk
+}
+
 # ktap_case LOG: the parser's verdict on LOG is LOG's .expected file;
-# overflow-*.log are crash boots, which must show the x86 guard-page report.
+# crash-*.log are crash boots, which must show the x86 guard-page report.
 ktap_case() {
 	case $(basename "$1") in
-	overflow-*) var="expect=stack guard page was hit" ;;
-	*) var=require=init_reached ;;
-	esac
-	awk -v "$var" -f tests/ktap.awk "$1" | diff -u "${1%.log}.expected" -
+	crash-*) parse -v crash=lkdtm.EXHAUST_STACK \
+		-v "expect=stack guard page was hit" "$1" ;;
+	*) parse "$1" ;;
+	esac | diff -u "${1%.log}.expected" -
+}
+
+# complaint NAME SAMPLE: the sample line, between two results of a good
+# log, fails the boot with a "problem kernel:" line naming it.
+complaint() {
+	{
+		sed -n '1,/ok 1 init_reached/p' tests/host/ktap/good.log
+		echo "[    1.150000] $2"
+		sed -n '/ok 1 init_reached/,$p' tests/host/ktap/good.log | sed 1d
+	} >"$tmp/c.log"
+	parse "$tmp/c.log" >"$tmp/c.ktap"
+	cat "$tmp/c.ktap"
+	grep -qxF "problem kernel: $2" "$tmp/c.ktap" &&
+		[ "$(grep -c '^problem' "$tmp/c.ktap")" = 1 ]
+}
+
+# verdict CELL EXPECTED-VERDICT KTAP...: tests/verdict.awk on the cases,
+# xfail and skip lists of $tmp/v.
+verdict() {
+	vcell=$1 want=$2
+	shift 2
+	awk -v "cell=$vcell" -f tests/verdict.awk "$tmp/v.cases" "$tmp/v.xfail" \
+		"$tmp/v.skips" "$@" >"$tmp/v.out"
+	cat "$tmp/v.out"
+	grep -qx "verdict $want" "$tmp/v.out"
+}
+
+verdict_setup() {
+	cat >"$tmp/v.cases" <<-EOF
+	# comment
+	*/*${TAB}init.a
+	*/*,!*/baseline${TAB}init.b
+	x86_64/*${TAB}kunit.c
+	EOF
+	: >"$tmp/v.xfail"
+	: >"$tmp/v.skips"
+	printf 'case PASS init.a\ncase PASS init.b\ncase PASS kunit.c\n' >"$tmp/all.tests.ktap"
+}
+
+verdict_all_passed() {
+	verdict_setup
+	verdict x86_64/dynamic ok "$tmp/all.tests.ktap" && grep -qx 'passed 3' "$tmp/v.out"
+}
+
+# A console that holds only init.a: the other expected cases never ran.
+verdict_missing_case() {
+	verdict_setup
+	printf 'case PASS init.a\n' >"$tmp/x.tests.ktap"
+	verdict x86_64/dynamic FAIL "$tmp/x.tests.ktap" &&
+		grep -q '^detail FAIL init.b: no result' "$tmp/v.out"
+}
+
+verdict_excluded_cell() {
+	verdict_setup
+	printf 'case PASS init.a\n' >"$tmp/x.tests.ktap"
+	verdict arm64/baseline ok "$tmp/x.tests.ktap"
+}
+
+verdict_unexpected_case() {
+	verdict_setup
+	printf 'case PASS init.a\ncase PASS init.b\n' >"$tmp/x.tests.ktap"
+	verdict arm64/baseline FAIL "$tmp/x.tests.ktap" &&
+		grep -q '^detail FAIL init.b: ran but is not in tests/cases' "$tmp/v.out"
+}
+
+verdict_problem() {
+	verdict_setup
+	{ cat "$tmp/all.tests.ktap"; echo "problem kernel: WARNING: CPU: 0"; } >"$tmp/x.tests.ktap"
+	verdict x86_64/dynamic FAIL "$tmp/x.tests.ktap"
+}
+
+verdict_skip_not_allowed() {
+	verdict_setup
+	sed 's/PASS init.b/SKIP init.b/' "$tmp/all.tests.ktap" >"$tmp/x.tests.ktap"
+	verdict x86_64/dynamic FAIL "$tmp/x.tests.ktap"
+}
+
+verdict_skip_allowed() {
+	verdict_setup
+	printf '*/dynamic\tinit.b\tthe machine has no such thing\n' >"$tmp/v.skips"
+	sed 's/PASS init.b/SKIP init.b/' "$tmp/all.tests.ktap" >"$tmp/x.tests.ktap"
+	verdict x86_64/dynamic ok "$tmp/x.tests.ktap" &&
+		grep -q '^detail SKIP init.b: the machine has no such thing' "$tmp/v.out" &&
+		grep -qx 'skipped 1' "$tmp/v.out"
+}
+
+verdict_xfail() {
+	verdict_setup
+	printf 'x86_64/*\tkunit.c\ta known defect (the x issue)\tBUG: unable\n' >"$tmp/v.xfail"
+	{ sed 's/PASS kunit.c/FAIL kunit.c/' "$tmp/all.tests.ktap"
+	  echo "problem kernel: BUG: unable to handle page fault"; } >"$tmp/x.tests.ktap"
+	verdict x86_64/dynamic xfail "$tmp/x.tests.ktap" &&
+		grep -q '^detail XFAIL kunit.c: a known defect' "$tmp/v.out"
+}
+
+verdict_xfail_other_problem() {
+	verdict_setup
+	printf 'x86_64/*\tkunit.c\ta known defect (the x issue)\tBUG: unable\n' >"$tmp/v.xfail"
+	{ sed 's/PASS kunit.c/FAIL kunit.c/' "$tmp/all.tests.ktap"
+	  echo "problem kernel: WARNING: something else"; } >"$tmp/x.tests.ktap"
+	verdict x86_64/dynamic FAIL "$tmp/x.tests.ktap"
+}
+
+verdict_xpass() {
+	verdict_setup
+	printf 'x86_64/*\tkunit.c\ta known defect (the x issue)\n' >"$tmp/v.xfail"
+	verdict x86_64/dynamic FAIL "$tmp/all.tests.ktap" &&
+		grep -q '^detail XPASS kunit.c' "$tmp/v.out"
+}
+
+verdict_reported_twice() {
+	verdict_setup
+	printf 'case PASS init.a\n' >"$tmp/y.other.ktap"
+	verdict x86_64/dynamic FAIL "$tmp/all.tests.ktap" "$tmp/y.other.ktap"
 }
 
 # expect_usage_error WORD COMMAND...: exit 2 and a message naming WORD.
@@ -59,14 +194,23 @@ expect_usage_error() {
 	word=$1
 	shift
 	status=0
-	"$@" >"$tmp/err" 2>&1 || status=$?
+	"$@" >"$tmp/err" 2>&1 </dev/null || status=$?
 	cat "$tmp/err"
-	[ $status = 2 ] && grep -q "$word" "$tmp/err"
+	[ $status = 2 ] && grep -q -- "$word" "$tmp/err"
 }
 
-# A series that does not apply names the patch and the file, on a small
-# stand-in for the kernel tarball.
-series_does_not_apply() {
+# distclean removes a CACHE only if these tools made it.
+distclean_foreign() {
+	mkdir -p "$tmp/foreign"
+	echo precious >"$tmp/foreign/file"
+	status=0
+	make -s distclean CACHE="$tmp/foreign" RESULTS="$tmp/r" >"$tmp/err" 2>&1 || status=$?
+	cat "$tmp/err"
+	[ $status != 0 ] && [ -f "$tmp/foreign/file" ] && grep -q 'not made by' "$tmp/err"
+}
+
+# A stand-in for the kernel tarball and a series, for tree.sh.
+standin() {
 	mkdir -p "$tmp/t/linux/kernel" "$tmp/s/generic" "$tmp/s/arch-x86" "$tmp/s/arch-arm64"
 	printf 'one\ntwo\n' >"$tmp/t/linux/kernel/fork.c"
 	tar -cJf "$tmp/linux.tar.xz" -C "$tmp/t" linux
@@ -80,28 +224,78 @@ diff --git a/kernel/fork.c b/kernel/fork.c
 +++ b/kernel/fork.c
 @@ -1,2 +1,2 @@
  one
--three
+-$1
 +four
 PATCH
 	echo 0001-x.patch >"$tmp/s/generic/series"
 	: >"$tmp/s/arch-x86/series"
 	: >"$tmp/s/arch-arm64/series"
+}
+
+tree() {
+	CACHE=$1 LINUX_TARBALL=$tmp/linux.tar.xz SERIES_ROOT=$tmp/s \
+		scripts/tree.sh dynamic
+}
+
+# A series that does not apply names the patch and the file.
+series_does_not_apply() {
+	standin three
 	status=0
-	CACHE=$tmp/cache LINUX_TARBALL=$tmp/linux.tar.xz SERIES_ROOT=$tmp/s \
-		scripts/tree.sh dynamic >"$tmp/err" 2>&1 || status=$?
+	tree "$tmp/cache" >"$tmp/err" 2>&1 || status=$?
 	cat "$tmp/err"
 	[ $status != 0 ] && grep -q 'generic/0001-x.patch does not apply.*fails on: kernel/fork.c' "$tmp/err"
 }
 
+# Two runs that prepare the trees of one CACHE at once both succeed.
+tree_lock() {
+	rm -rf "$tmp/t" "$tmp/s"
+	standin two
+	tree "$tmp/cache2" >"$tmp/a" 2>&1 &
+	a=$!
+	tree "$tmp/cache2" >"$tmp/b" 2>&1 &
+	b=$!
+	sa=0 sb=0
+	wait $a || sa=$?
+	wait $b || sb=$?
+	cat "$tmp/a" "$tmp/b"
+	[ $sa = 0 ] && [ $sb = 0 ] && grep -q four "$tmp/cache2/src/dynamic/kernel/fork.c"
+}
+
+logs=$(ls tests/host/ktap/*.log | wc -l)
+complaints=$(grep -c "^[^#].*$TAB" tests/complaints)
 echo "KTAP version 1"
-echo "1..$((5 + $(ls tests/host/ktap/*.log | wc -l)))"
+echo "1..$((23 + logs + complaints))"
 check shell_syntax shell_syntax
+check shellcheck shellcheck_clean
 check series_consistent series_consistent
 for log in tests/host/ktap/*.log; do
 	check "ktap_parser_$(basename "$log" .log)" ktap_case "$log"
 done
-check unknown_arch expect_usage_error "valid: x86_64 arm64" make -s kernel ARCH=sparc VARIANT=baseline
-check unknown_variant expect_usage_error "valid: baseline dynamic dynamic32 fred" make -s kernel ARCH=x86_64 VARIANT=fast
+while IFS="$TAB" read -r name rest; do
+	case $name in '#'*|'') continue ;; esac
+	sample=$(printf '%s\n' "$rest" | sed "s/^$TAB*[^$TAB]*$TAB*//")
+	check "complaint_$name" complaint "$name" "$sample"
+done <tests/complaints
+check verdict_all_passed verdict_all_passed
+check verdict_missing_case verdict_missing_case
+check verdict_excluded_cell verdict_excluded_cell
+check verdict_unexpected_case verdict_unexpected_case
+check verdict_problem verdict_problem
+check verdict_skip_not_allowed verdict_skip_not_allowed
+check verdict_skip_allowed verdict_skip_allowed
+check verdict_xfail verdict_xfail
+check verdict_xfail_other_problem verdict_xfail_other_problem
+check verdict_xpass verdict_xpass
+check verdict_reported_twice verdict_reported_twice
+check unknown_arch expect_usage_error "valid: $(cd boot && ls -- *.conf | sed 's/\.conf$//' | tr '\n' ' ' | sed 's/ $//')" \
+	make -s kernel ARCH=sparc VARIANT=baseline
+check unknown_variant expect_usage_error "unknown VARIANT 'fast'" make -s kernel ARCH=x86_64 VARIANT=fast
+check empty_matrix expect_usage_error "no ARCH" scripts/matrix.sh "" baseline "$tmp/r"
+check empty_matrix_make expect_usage_error "no ARCH" make -s matrix ARCHES=" "
+check cache_whitespace expect_usage_error "whitespace" make -s matrix CACHE="$tmp/a b"
+check results_whitespace expect_usage_error "whitespace" scripts/matrix.sh x86_64 baseline "$tmp/a b"
+check distclean_foreign distclean_foreign
 check series_does_not_apply series_does_not_apply
+check tree_lock tree_lock
 echo "# host: $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]
