@@ -8,13 +8,23 @@
 # at each prefix, the files the patch touches, the users of the headers
 # the series changes (kernel/fork, exit, sched/core, mm/vmalloc, vmstat)
 # and the arch's hook files, with -Werror: every changed line is compiled
-# at every prefix, on both arches, in a fraction of the time. Prints KTAP; exits non-zero on a
-# failure, naming the patch.
+# at every prefix, on both arches, in a fraction of the time. And it links
+# (make vmlinux) at every prefix where the global symbols, defined or
+# referenced, of an object it compiled changed since that object was last
+# compiled, or the object is new: a patch that adds, removes or renames a
+# global symbol, or calls one a later patch adds, fails where it is, as a
+# link error. Prints KTAP; exits non-zero on a failure, naming the patch.
 set -eu
 . "$(dirname "$0")/common.sh"
 [ $# = 1 ] && case $1 in full|quick) ;; *) false ;; esac ||
 	usage_error "usage: bisect.sh full|quick"
 mode=$1
+# One bisect at a time per CACHE: it has one worktree and two build dirs.
+if [ -z "${DYNSTACK_BISECT_LOCKED:-}" ]; then
+	init_cache
+	export DYNSTACK_BISECT_LOCKED=1
+	exec flock -x "$CACHE/.bisect.lock" "$0" "$@"
+fi
 ALWAYS="kernel/fork.o kernel/exit.o kernel/sched/core.o mm/vmalloc.o mm/vmstat.o"
 # And each arch's hooks (BISECT_OBJS in boot/ARCH.conf): the patch that
 # turns the feature on for an arch touches only its Kconfig.
@@ -34,45 +44,85 @@ wt=$CACHE/src/bisect
 commits=$(git -C "$repo" rev-list --reverse baseline..dynamic)
 export CCACHE_DIR="$CACHE/ccache" KBUILD_BUILD_TIMESTAMP="@0"
 
+# step ARCH COMMIT: configures and builds ARCH at COMMIT (checked out in
+# $wt), as $mode says; with COMMIT = baseline, only records the global
+# symbols of the objects quick mode always compiles.
+step() {
+	check_arch "$1"
+	out=$CACHE/build/bisect-$1
+	syms=$out/.bisect-symbols
+	kmake() {
+		make -s -C "$wt" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
+			CC="$TOP/scripts/ccache-cc.sh ${CROSS_COMPILE}gcc" KCFLAGS=-Werror "$@"
+	}
+	mkdir -p "$out"
+	kmake tinyconfig >/dev/null
+	"$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+		"$TOP/configs/common.config" "$TOP/configs/$1.config" \
+		"$TOP/configs/dynamic.config" >/dev/null
+	kmake olddefconfig >/dev/null
+	if [ "$mode" = full ]; then
+		kmake -j"$(nproc)" "$KERNEL_TARGET"
+		return
+	fi
+	objs="$ALWAYS $BISECT_OBJS"
+	if [ "$2" != baseline ]; then
+		for f in $(git -C "$wt" diff --name-only HEAD~1 -- '*.c' '*.S'); do
+			case $f in
+			arch/*) [ "${f#arch/"$SRCARCH"/}" != "$f" ] || continue ;;
+			esac
+			[ -f "$wt/$f" ] || continue
+			enabled "$wt" "$out/.config" "$f" || continue
+			objs="$objs ${f%.[cS]}.o"
+		done
+	fi
+	kmake prepare
+	# shellcheck disable=SC2086
+	kmake -j"$(nproc)" $objs
+	# Each object's global symbols, "NAME D" (defined) or "NAME U"
+	# (referenced), against those of its last compile.
+	mkdir -p "$syms"
+	link=
+	for o in $objs; do
+		[ -f "$out/$o" ] || continue
+		rec=$syms/$(echo "$o" | tr / _)
+		"${CROSS_COMPILE}nm" -g "$out/$o" |
+			awk '{ print $NF, ($(NF - 1) == "U" ? "U" : "D") }' | sort -u >"$rec.new"
+		cmp -s "$rec.new" "$rec" 2>/dev/null || link="$link $o"
+		mv "$rec.new" "$rec"
+	done
+	if [ "$2" != baseline ] && [ -n "$link" ]; then
+		echo "bisect: global symbols changed in$link: linking" >&2
+		kmake -j"$(nproc)" vmlinux
+		echo linked >"$out/.bisect-linked"
+	fi
+}
+
 echo "KTAP version 1"
 echo "1..$(($(echo "$commits" | wc -w) * $(echo "$ARCHES" | wc -w)))"
-n=0 failed=0
+n=0 failed=0 links=0
+if [ "$mode" = quick ]; then
+	git -C "$wt" checkout -q --detach baseline
+	for arch in $ARCHES; do
+		rm -rf "$CACHE/build/bisect-$arch/.bisect-symbols"
+		(step "$arch" baseline) >"$CACHE/bisect.log" 2>&1 ||
+			die "the baseline does not compile for $arch: $CACHE/bisect.log"
+	done
+fi
 for c in $commits; do
 	git -C "$wt" checkout -q --detach "$c"
 	subject=$(git -C "$wt" log -1 --format=%s)
 	for arch in $ARCHES; do
 		n=$((n + 1))
-		(
-		check_arch "$arch"
-		out=$CACHE/build/bisect-$arch
-		kmake() {
-			make -s -C "$wt" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
-				CC="$TOP/scripts/ccache-cc.sh ${CROSS_COMPILE}gcc" KCFLAGS=-Werror "$@"
-		}
-		mkdir -p "$out"
-		kmake tinyconfig >/dev/null
-		"$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
-			"$TOP/configs/common.config" "$TOP/configs/$arch.config" \
-			"$TOP/configs/dynamic.config" >/dev/null
-		kmake olddefconfig >/dev/null
-		if [ "$mode" = full ]; then
-			kmake -j"$(nproc)" "$KERNEL_TARGET"
-		else
-			objs="$ALWAYS $BISECT_OBJS"
-			for f in $(git -C "$wt" diff --name-only HEAD~1 -- '*.c' '*.S'); do
-				case $f in
-				arch/*) [ "${f#arch/$SRCARCH/}" != "$f" ] || continue ;;
-				esac
-				enabled "$wt" "$out/.config" "$f" || continue
-				objs="$objs ${f%.[cS]}.o"
-			done
-			kmake prepare
-			# shellcheck disable=SC2086
-			kmake -j"$(nproc)" $objs
+		rm -f "$CACHE/build/bisect-$arch/.bisect-linked"
+		(step "$arch" "$c") >"$CACHE/bisect.log" 2>&1 && status=0 || status=$?
+		linked=
+		if [ -f "$CACHE/build/bisect-$arch/.bisect-linked" ]; then
+			linked=" (linked)"
+			links=$((links + 1))
 		fi
-		) >"$CACHE/bisect.log" 2>&1 && status=0 || status=$?
 		if [ $status = 0 ]; then
-			echo "ok $n $arch: $subject"
+			echo "ok $n $arch: $subject$linked"
 		else
 			echo "not ok $n $arch: $subject"
 			tail -n 20 "$CACHE/bisect.log" | sed 's/^/# /'
@@ -80,5 +130,5 @@ for c in $commits; do
 		fi
 	done
 done
-echo "# bisect ($mode): $((n - failed)) passed, $failed failed"
+echo "# bisect ($mode): $((n - failed)) passed, $failed failed; $links linked"
 [ $failed = 0 ]

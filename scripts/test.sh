@@ -35,8 +35,11 @@ else
 fi
 cat "$results/bench.ktap"
 
+# Checks across cells (scripts/matrix.sh) count as checks.
 checks=$(cat "$results"/host.ktap "$results"/checkpatch.ktap \
-	"$results"/bisect.ktap "$results"/bench.ktap)
+	"$results"/bisect.ktap "$results"/bench.ktap
+	awk -F '\t' '{ print ($2 == "ok" ? "ok " : "not ok ") NR " " $1 }' \
+		"$results/.checks" 2>/dev/null)
 checks_passed=$(echo "$checks" | grep -c '^ok ')
 checks_failed=$(echo "$checks" | grep -c '^not ok ')
 # Rows: arch variant result build boots passed failed skipped xfail ...
