@@ -79,7 +79,9 @@ done | sha256sum | cut -d' ' -f1)
 	echo
 	echo "- **Machine**: boot/ARCH.conf's \`QEMU_BENCH_MACHINE\` (one vCPU) with"
 	echo "  \`$QEMU_EXTRA\`, and \`norandmaps\` on the kernel command line"
-	echo "  (below: the exact command lines)."
+	echo "  (below: the exact command lines), for every figure: idle_stacks and"
+	echo "  idle_kstack_kib count the kernel threads of one CPU, fewer than in"
+	echo "  the two-vCPU test machine (QEMU_MACHINE) of make matrix."
 	echo "- **insn**: under \`-icount shift=0\` QEMU's virtual clock advances 1 ns"
 	echo "  per guest instruction (and, with \`sleep=off\`, jumps over idle time"
 	echo "  to the next timer), so the guest's CLOCK_MONOTONIC times are counts"
@@ -93,7 +95,7 @@ done | sha256sum | cut -d' ' -f1)
 	echo "  (ratios rounded to 3 decimals first, as shown)."
 	echo "- **One vCPU**: with the two vCPUs of the test machine, some x86_64"
 	echo "  figures jumped between two levels from boot to boot of one kernel;"
-	echo "  the last section says why."
+	echo "  \"Two levels on x86_64\" below says why."
 } >"$report"
 
 versions=$work/versions
