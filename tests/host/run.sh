@@ -33,7 +33,7 @@ shell_syntax() {
 }
 
 shellcheck_clean() {
-	shellcheck -s sh -e SC1090,SC1091 scripts/*.sh boot/*.sh tests/host/*.sh
+	shellcheck -s sh -S warning -e SC1090,SC1091 scripts/*.sh boot/*.sh tests/host/*.sh
 }
 
 # Every arch's SERIES_DIR is in the series; every patch is in its
