@@ -72,8 +72,10 @@ BEGIN {
 	tests_re = tests == "" ? "" : glob_re(tests)
 }
 
+# The first three files are the lists, which may be empty (and so have no
+# line 1): which file this is comes from its position in ARGV.
 FNR == 1 {
-	fileno++
+	fileno = FILENAME == ARGV[1] ? 1 : FILENAME == ARGV[2] ? 2 : FILENAME == ARGV[3] ? 3 : 4
 	boot = FILENAME
 	sub(/.*\//, "", boot)
 	sub(/\.ktap$/, "", boot)
