@@ -9,6 +9,8 @@
 # starts with the arch's SERIES_SUBJECT (boot/ARCH.conf), to generic/
 # otherwise; they must come in the order of SERIES_DIRS. The comment lines
 # of each series file stay before the patch of the same position.
+# generic/0000-cover-letter.patch (no series file lists it) keeps its
+# subject and text; its patch count, shortlog and diffstat are regenerated.
 set -eu
 . "$(dirname "$0")/common.sh"
 [ $# = 1 ] || usage_error "usage: export-series.sh TREE"
@@ -75,3 +77,22 @@ for d in $SERIES_DIRS; do
 	echo "export: $d: $(echo "$shas" | grep -c .) patches" >&2
 done
 rm -f "$tree/.export-order"
+
+cover=$TOP/generic/0000-cover-letter.patch
+if [ -f "$cover" ]; then
+	tmp=$(mktemp -d)
+	git -C "$tree" format-patch -q --cover-letter --no-signature --zero-commit \
+		-o "$tmp" "$base..HEAD"
+	n=$(git -C "$tree" rev-list --count "$base..HEAD")
+	# The text ends where git's shortlog begins: "Author Name (N):".
+	shortlog='^[^ \t].* \([0-9]+\):$'
+	{
+		awk -v re="$shortlog" '$0 ~ re { exit } { print }' "$cover" |
+			sed "s|^Subject: \[PATCH [0-9]*/[0-9]*\]|Subject: [PATCH 00/$n]|"
+		awk -v re="$shortlog" '$0 ~ re { f = 1 } f' "$tmp/0000-cover-letter.patch"
+	} >"$tmp/cover"
+	grep -qE "$shortlog" "$tmp/cover" || die "no shortlog in git's cover letter"
+	cp "$tmp/cover" "$cover"
+	rm -rf "$tmp"
+	echo "export: generic/0000-cover-letter.patch: $n patches" >&2
+fi
