@@ -79,7 +79,7 @@ cell() {
 			boots=$((boots + 1))
 		fi
 		for type in $(echo "$cases" | sed -n 's/^lkdtm\.//p'); do
-			eval "report=\${LKDTM_$type:-}"
+			report=$(check_arch "$arch" && eval "echo \"\${LKDTM_$type:-}\"")
 			[ -n "$report" ] || report="no LKDTM_$type in boot/$arch.conf"
 			guest "$arch" "$variant" "lkdtm-$type" \
 				"crash=lkdtm.$type

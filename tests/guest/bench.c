@@ -444,18 +444,11 @@ static const struct ktap_case bench_cases[] = {
  * the scheduler puts a new thread or a woken task changes the figures
  * from one boot to the next, even under -icount. scripts/bench.sh boots a
  * one-vCPU machine anyway (QEMU_BENCH_MACHINE).
- *
- * printk_devkmsg takes its value with a newline only ("on" alone is
- * EINVAL); without it /dev/kmsg keeps 10 lines in 5 s and drops the rest.
  */
 int bench_run(void)
 {
-	int err = write_file("/proc/sys/kernel/printk_devkmsg", "on\n");
-
 	scale = env_double("BENCH", 1);
 	ktap_plan(1);
-	if (err)
-		ktap_diag("printk_devkmsg: %s: lines may be dropped", strerror(err));
 	if (pin_to_cpu(0))
 		ktap_diag("cannot run on CPU 0 only: the figures may vary");
 	return ktap_run_suite("bench", bench_cases,

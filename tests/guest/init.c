@@ -116,8 +116,6 @@ int main(void)
 	mount_fs("proc", "/proc", "proc");
 	mount_fs("sysfs", "/sys", "sysfs");
 	mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
-	/* Lines to /dev/kmsg are not rate-limited: every KTAP line is kept. */
-	write_file("/proc/sys/kernel/printk_devkmsg", "on");
 	ktap_init();
 	init_seed();
 
