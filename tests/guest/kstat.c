@@ -237,22 +237,26 @@ int stack_pages_agree(const char *what)
 	return before >= 0 && before == after && kib == before * 4;
 }
 
-long memfree_kib(void)
+/*
+ * Free memory as the page allocator holds it: every zone's free pages
+ * ("pages free", MemFree) and the pages on its per-CPU lists ("count:"),
+ * which MemFree leaves out and which come and go by whole batches.
+ */
+long free_kib(void)
 {
-	FILE *f = fopen("/proc/meminfo", "r");
-	char key[64];
-	long val, ret = -1;
+	FILE *f = fopen("/proc/zoneinfo", "r");
+	long pages = 0, val;
+	char line[256];
 
 	if (!f)
 		return -1;
-	while (fscanf(f, "%63s %ld kB", key, &val) == 2) {
-		if (!strcmp(key, "MemFree:")) {
-			ret = val;
-			break;
-		}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " pages free %ld", &val) == 1 ||
+		    sscanf(line, " count: %ld", &val) == 1)
+			pages += val;
 	}
 	fclose(f);
-	return ret;
+	return pages * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 static unsigned int base_seed;

@@ -66,8 +66,8 @@ long stack_present(void);
  */
 int stack_pages_agree(const char *what);
 
-/* MemFree of /proc/meminfo in KiB, or -1. */
-long memfree_kib(void);
+/* Free pages, with those on the per-CPU lists, in KiB, or -1. */
+long free_kib(void);
 
 /*
  * The deepest consume() and dynamic_stack/sleep accept: THREAD_SIZE less
