@@ -8,12 +8,15 @@
 # at each prefix, the files the patch touches, the users of the headers
 # the series changes (kernel/fork, exit, sched/core, mm/vmalloc, vmstat)
 # and the arch's hook files, with -Werror: every changed line is compiled
-# at every prefix, on both arches, in a fraction of the time. And it links
-# (make vmlinux) at every prefix where the global symbols, defined or
-# referenced, of an object it compiled changed since that object was last
-# compiled, or the object is new: a patch that adds, removes or renames a
-# global symbol, or calls one a later patch adds, fails where it is, as a
-# link error. Prints KTAP; exits non-zero on a failure, naming the patch.
+# at every prefix, on both arches, in a fraction of the time. And it
+# checks the link by symbol resolution (scripts/symbols.sh): vmlinux is
+# built once, at the baseline; at each prefix the objects compiled replace
+# their symbols, and every reference must still be defined, once. A patch
+# that removes or renames a global symbol still in use, or calls one a
+# later patch adds, fails where it is, as the link would. What it cannot
+# see: a header change that makes an object it did not compile reference
+# a new symbol; the matrix links the whole series, and "full" links every
+# prefix. Prints KTAP; exits non-zero on a failure, naming the patch.
 set -eu
 . "$(dirname "$0")/common.sh"
 [ $# = 1 ] && case $1 in full|quick) ;; *) false ;; esac ||
@@ -50,7 +53,6 @@ export CCACHE_DIR="$CACHE/ccache" KBUILD_BUILD_TIMESTAMP="@0"
 step() {
 	check_arch "$1"
 	out=$CACHE/build/bisect-$1
-	syms=$out/.bisect-symbols
 	kmake() {
 		make -s -C "$wt" O="$out" ARCH="$KARCH" CROSS_COMPILE="$CROSS_COMPILE" \
 			CC="$TOP/scripts/ccache-cc.sh ${CROSS_COMPILE}gcc" KCFLAGS=-Werror "$@"
@@ -76,35 +78,24 @@ step() {
 			objs="$objs ${f%.[cS]}.o"
 		done
 	fi
+	if [ "$2" = baseline ]; then
+		kmake -j"$(nproc)" vmlinux
+		CROSS_COMPILE=$CROSS_COMPILE "$TOP/scripts/symbols.sh" baseline "$out"
+		return
+	fi
 	kmake prepare
 	# shellcheck disable=SC2086
 	kmake -j"$(nproc)" $objs
-	# Each object's global symbols, "NAME D" (defined) or "NAME U"
-	# (referenced), against those of its last compile.
-	mkdir -p "$syms"
-	link=
-	for o in $objs; do
-		[ -f "$out/$o" ] || continue
-		rec=$syms/$(echo "$o" | tr / _)
-		"${CROSS_COMPILE}nm" -g "$out/$o" |
-			awk '{ print $NF, ($(NF - 1) == "U" ? "U" : "D") }' | sort -u >"$rec.new"
-		cmp -s "$rec.new" "$rec" 2>/dev/null || link="$link $o"
-		mv "$rec.new" "$rec"
-	done
-	if [ "$2" != baseline ] && [ -n "$link" ]; then
-		echo "bisect: global symbols changed in$link: linking" >&2
-		kmake -j"$(nproc)" vmlinux
-		echo linked >"$out/.bisect-linked"
-	fi
+	# shellcheck disable=SC2086
+	CROSS_COMPILE=$CROSS_COMPILE "$TOP/scripts/symbols.sh" check "$out" $objs
 }
 
 echo "KTAP version 1"
 echo "1..$(($(echo "$commits" | wc -w) * $(echo "$ARCHES" | wc -w)))"
-n=0 failed=0 links=0
+n=0 failed=0
 if [ "$mode" = quick ]; then
 	git -C "$wt" checkout -q --detach baseline
 	for arch in $ARCHES; do
-		rm -rf "$CACHE/build/bisect-$arch/.bisect-symbols"
 		(step "$arch" baseline) >"$CACHE/bisect.log" 2>&1 ||
 			die "the baseline does not compile for $arch: $CACHE/bisect.log"
 	done
@@ -114,15 +105,9 @@ for c in $commits; do
 	subject=$(git -C "$wt" log -1 --format=%s)
 	for arch in $ARCHES; do
 		n=$((n + 1))
-		rm -f "$CACHE/build/bisect-$arch/.bisect-linked"
 		(step "$arch" "$c") >"$CACHE/bisect.log" 2>&1 && status=0 || status=$?
-		linked=
-		if [ -f "$CACHE/build/bisect-$arch/.bisect-linked" ]; then
-			linked=" (linked)"
-			links=$((links + 1))
-		fi
 		if [ $status = 0 ]; then
-			echo "ok $n $arch: $subject$linked"
+			echo "ok $n $arch: $subject"
 		else
 			echo "not ok $n $arch: $subject"
 			tail -n 20 "$CACHE/bisect.log" | sed 's/^/# /'
@@ -130,5 +115,5 @@ for c in $commits; do
 		fi
 	done
 done
-echo "# bisect ($mode): $((n - failed)) passed, $failed failed; $links linked"
+echo "# bisect ($mode): $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]

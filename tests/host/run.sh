@@ -262,10 +262,33 @@ tree_lock() {
 	[ $sa = 0 ] && [ $sb = 0 ] && grep -q four "$tmp/cache2/src/dynamic/kernel/fork.c"
 }
 
+# The quick bisect's link check (scripts/symbols.sh) on two objects: a
+# rename of a symbol still in use, and a second definition, fail it.
+symbols_link_check() {
+	o=$tmp/sym
+	mkdir -p "$o"
+	printf 'int foo(void) { return 1; }\n' >"$o/a.c"
+	printf 'int foo(void);\nint main(void) { return foo(); }\n' >"$o/b.c"
+	(cd "$o" && cc -c a.c b.c && ar rcs vmlinux.a a.o b.o) || return 1
+	scripts/symbols.sh baseline "$o" || return 1
+	(cd "$o" && cc -c a.c) && scripts/symbols.sh check "$o" a.o || return 1
+	printf 'int bar(void) { return 1; }\n' >"$o/a.c"
+	(cd "$o" && cc -c a.c) || return 1
+	! scripts/symbols.sh check "$o" a.o 2>"$tmp/err" || return 1
+	cat "$tmp/err"
+	grep -q 'undefined reference to `foo'"'"' in b.o' "$tmp/err" || return 1
+	printf 'int foo(void) { return 1; }\n' >"$o/a.c"
+	printf 'int foo(void) { return 2; }\n' >"$o/c.c"
+	(cd "$o" && cc -c a.c c.c) && scripts/symbols.sh check "$o" a.o || return 1
+	! scripts/symbols.sh check "$o" c.o 2>"$tmp/err" || return 1
+	cat "$tmp/err"
+	grep -q '`foo'"'"' defined more than once' "$tmp/err"
+}
+
 logs=$(ls tests/host/ktap/*.log | wc -l)
 complaints=$(grep -c "^[^#].*$TAB" tests/complaints)
 echo "KTAP version 1"
-echo "1..$((23 + logs + complaints))"
+echo "1..$((24 + logs + complaints))"
 check shell_syntax shell_syntax
 check shellcheck shellcheck_clean
 check series_consistent series_consistent
@@ -298,5 +321,6 @@ check results_whitespace expect_usage_error "whitespace" scripts/matrix.sh x86_6
 check distclean_foreign distclean_foreign
 check series_does_not_apply series_does_not_apply
 check tree_lock tree_lock
+check symbols_link_check symbols_link_check
 echo "# host: $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]
