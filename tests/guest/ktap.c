@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "ktap.h"
+#include "watchdog.h"
 
 /* printk's record limit is 1 KiB, with its prefix. */
 #define LINE_MAX_BYTES	900
@@ -163,7 +164,9 @@ int ktap_run_suite(const char *suite, const struct ktap_case *cases, int n)
 
 		if (!case_selected(suite, cases[i].name))
 			continue;
+		watchdog_case(cases[i].name);
 		r = cases[i].run();
+		watchdog_case(NULL);
 		ktap_result(cases[i].name, r, NULL);
 		failed += r == KTAP_FAIL;
 	}
