@@ -58,11 +58,16 @@ step() {
 			CC="$TOP/scripts/ccache-cc.sh ${CROSS_COMPILE}gcc" KCFLAGS=-Werror "$@"
 	}
 	mkdir -p "$out"
-	kmake tinyconfig >/dev/null
-	"$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
-		"$TOP/configs/common.config" "$TOP/configs/$1.config" \
-		"$TOP/configs/dynamic.config" >/dev/null
-	kmake olddefconfig >/dev/null
+	# The configuration of the last step holds unless this patch changed
+	# a Kconfig file (quick mode goes through the commits in order).
+	if [ "$mode" = full ] || [ "$2" = baseline ] || [ ! -f "$out/.config" ] ||
+		! git -C "$wt" diff --quiet HEAD~1 -- '*Kconfig*'; then
+		kmake tinyconfig >/dev/null
+		"$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
+			"$TOP/configs/common.config" "$TOP/configs/$1.config" \
+			"$TOP/configs/dynamic.config" >/dev/null
+		kmake olddefconfig >/dev/null
+	fi
 	if [ "$mode" = full ]; then
 		kmake -j"$(nproc)" "$KERNEL_TARGET"
 		return
