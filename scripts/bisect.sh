@@ -10,8 +10,10 @@
 # and the arch's hook files, with -Werror: every changed line is compiled
 # at every prefix, on both arches, in a fraction of the time. And it
 # checks the link by symbol resolution (scripts/symbols.sh): vmlinux is
-# built once, at the baseline; at each prefix the objects compiled replace
-# their symbols, and every reference must still be defined, once. A patch
+# built at the baseline, and again where a patch changes the configuration
+# (an arch's patch that turns the feature on); at each other prefix the
+# objects compiled replace their symbols, and every reference must still
+# be defined, once. A patch
 # that removes or renames a global symbol still in use, or calls one a
 # later patch adds, fails where it is, as the link would. What it cannot
 # see: a header change that makes an object it did not compile reference
@@ -60,13 +62,19 @@ step() {
 	mkdir -p "$out"
 	# The configuration of the last step holds unless this patch changed
 	# a Kconfig file (quick mode goes through the commits in order).
+	relink=
 	if [ "$mode" = full ] || [ "$2" = baseline ] || [ ! -f "$out/.config" ] ||
 		! git -C "$wt" diff --quiet HEAD~1 -- '*Kconfig*'; then
+		cp "$out/.config" "$out/.config.last" 2>/dev/null || : >"$out/.config.last"
 		kmake tinyconfig >/dev/null
 		"$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
 			"$TOP/configs/common.config" "$TOP/configs/$1.config" \
 			"$TOP/configs/dynamic.config" >/dev/null
 		kmake olddefconfig >/dev/null
+		# A new configuration (an arch's patch that turns the feature
+		# on) changes what every object defines: link, and start over
+		# from the symbols of that vmlinux.
+		cmp -s "$out/.config" "$out/.config.last" || relink=1
 	fi
 	if [ "$mode" = full ]; then
 		kmake -j"$(nproc)" "$KERNEL_TARGET"
@@ -83,7 +91,8 @@ step() {
 			objs="$objs ${f%.[cS]}.o"
 		done
 	fi
-	if [ "$2" = baseline ]; then
+	if [ "$2" = baseline ] || [ -n "$relink" ]; then
+		[ "$2" = baseline ] || echo "bisect: the configuration changed: linking vmlinux" >&2
 		kmake -j"$(nproc)" vmlinux
 		CROSS_COMPILE=$CROSS_COMPILE "$TOP/scripts/symbols.sh" baseline "$out"
 		return
