@@ -65,7 +65,7 @@ step() {
 	relink=
 	if [ "$mode" = full ] || [ "$2" = baseline ] || [ ! -f "$out/.config" ] ||
 		! git -C "$wt" diff --quiet HEAD~1 -- '*Kconfig*'; then
-		cp "$out/.config" "$out/.config.last" 2>/dev/null || : >"$out/.config.last"
+		grep '^CONFIG_' "$out/.config" >"$out/.config.last" 2>/dev/null || :
 		kmake tinyconfig >/dev/null
 		"$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
 			"$TOP/configs/common.config" "$TOP/configs/$1.config" \
@@ -73,8 +73,9 @@ step() {
 		kmake olddefconfig >/dev/null
 		# A new configuration (an arch's patch that turns the feature
 		# on) changes what every object defines: link, and start over
-		# from the symbols of that vmlinux.
-		cmp -s "$out/.config" "$out/.config.last" || relink=1
+		# from the symbols of that vmlinux. A new option that is not set
+		# changes nothing.
+		grep '^CONFIG_' "$out/.config" | cmp -s - "$out/.config.last" || relink=1
 	fi
 	if [ "$mode" = full ]; then
 		kmake -j"$(nproc)" "$KERNEL_TARGET"
