@@ -148,8 +148,8 @@ done
 
 # The memory headline, held against what the series does not compute: per
 # thread of the 2000 that kstack_kib_per_thread puts to sleep, the fall in
-# free memory (MemFree and the per-CPU page lists) on a dynamic kernel must be less than on its arch's baseline by
-# what nr_kernel_stack says it saves (the difference of the two cells'
+# free memory (MemFree and the per-CPU page lists) on a dynamic kernel must
+# be less than on its arch's baseline by what nr_kernel_stack says it saves (the difference of the two cells'
 # kstack_kib_per_thread), within FREE_TOLERANCE KiB. One line each in
 # $results/.checks: "name<TAB>ok|FAIL<TAB>detail". Measured on 2026-12-04
 # (three runs of `make matrix TESTS=init.kstack_kib_per_thread`, 15

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kstat.h"
 #include "ktap.h"
 #include "watchdog.h"
 
@@ -27,13 +28,9 @@ static int count[DEPTH_MAX];
  */
 void ktap_init(void)
 {
-	int ctl = open("/proc/sys/kernel/printk_devkmsg", O_WRONLY | O_CLOEXEC);
-	int ok = ctl >= 0 && write(ctl, "on\n", 3) == 3;
-	int fd;
+	int ok = !write_file("/proc/sys/kernel/printk_devkmsg", "on\n");
+	int fd = ok ? open("/dev/kmsg", O_WRONLY | O_CLOEXEC) : -1;
 
-	if (ctl >= 0)
-		close(ctl);
-	fd = ok ? open("/dev/kmsg", O_WRONLY | O_CLOEXEC) : -1;
 	if (fd >= 0)
 		out_fd = fd;
 	else
