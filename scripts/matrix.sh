@@ -211,6 +211,16 @@ awk -F '\t' 'function q(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); gsub(/
 	END { print "\n]" }' "$rows" >"$results/matrix.json"
 cat "$results/matrix.md"
 
+# The logs of failed cells outlive RESULTS, which a CI run removes with its
+# clone: copied to CACHE/failed/TIME/, where the newest 5 runs are kept.
+failed_dir=$CACHE/failed/$(date +%Y%m%dT%H%M%S)
+awk -F '\t' '$3 == "FAIL" { print $1 "-" $2 }' "$rows" | while read -r cell; do
+	mkdir -p "$failed_dir" && cp "$results/$cell".* "$failed_dir/" 2>/dev/null
+	echo "matrix: $cell's logs kept in $failed_dir"
+done
+[ ! -d "$CACHE/failed" ] ||
+	ls -1d "$CACHE"/failed/*/ | head -n -5 | while read -r old; do rm -rf "$old"; done
+
 awk -F '\t' 'FILENAME ~ /checks$/ { if ($2 == "ok") cp++; else cf++; next }
 	{ p += $6; f += $7; s += $8; x += $9 } $3 == "FAIL" { bad++ } $3 == "xfail" { xf++ }
 	END { printf "\nmatrix: %d passed, %d failed, %d skipped, %d xfail; %d of %d cells failed, %d xfail; %d of %d checks across cells failed\n",
