@@ -11,6 +11,7 @@
  * local timer must keep interrupting it.
  */
 #define _GNU_SOURCE
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -49,17 +50,33 @@ static void *timer_storm(void *arg)
 	return NULL;
 }
 
+/*
+ * Waits until @fd can be read, or until told to stop: a pinger must not
+ * block in read() for a byte its partner, which saw stop first, will
+ * never send (that hung the test: CPU 0's pinger wrote and waited after
+ * CPU 1's had left).
+ */
+static int wait_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	while (!atomic_load(&stop))
+		if (poll(&p, 1, 100) > 0)
+			return 0;
+	return -1;
+}
+
 /* Bounces a byte between CPU 0 and CPU 1 until told to stop. */
 static void *pinger(void *arg)
 {
-	int cpu = (int)(long)arg;
+	int cpu = (int)(long)arg, in = cpu == 0 ? pong[0] : ping[0];
 	char c = 0;
 
 	pin(cpu);
 	while (!atomic_load(&stop)) {
 		if (cpu == 0 && write(ping[1], &c, 1) != 1)
 			break;
-		if (read(cpu == 0 ? pong[0] : ping[0], &c, 1) != 1)
+		if (wait_readable(in) || read(in, &c, 1) != 1)
 			break;
 		if (cpu == 1 && write(pong[1], &c, 1) != 1)
 			break;
@@ -122,7 +139,6 @@ enum ktap_result test_irq_storm(void)
 		return KTAP_FAIL;
 	if (pthread_create(&pingers[1], NULL, pinger, (void *)1L)) {
 		atomic_store(&stop, 1);
-		close(pong[1]);		/* CPU 0's pinger reads end of file */
 		pthread_join(pingers[0], NULL);
 		return KTAP_FAIL;
 	}
@@ -154,11 +170,10 @@ enum ktap_result test_irq_storm(void)
 			pthread_join(timers[i], NULL);
 		else
 			atomic_fetch_add(&errors, 1);
-	/* CPU 0's pinger stops first; CPU 1's may wait for one more byte. */
 	pthread_join(pingers[0], NULL);
-	close(ping[1]);
 	pthread_join(pingers[1], NULL);
 	close(ping[0]);
+	close(ping[1]);
 	close(pong[0]);
 	close(pong[1]);
 	elapsed = now() - t0;
