@@ -41,6 +41,7 @@ static const struct ktap_case dynamic_cases[] = {
 	{ "no_stale_data",		test_no_stale_data },
 	{ "copy_to_user_at_floor",	test_copy_to_user_at_floor },
 	{ "reclaim_sleeping_threads",	test_reclaim_sleeping },
+	{ "memcg_kernel_stack_reclaim",	test_memcg_reclaim },
 	{ "reclaim_under_stress",	test_reclaim_stress },
 	{ "growth_under_irq_storm",	test_irq_storm },
 };

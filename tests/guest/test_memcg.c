@@ -2,7 +2,8 @@
 /*
  * memcg accounting of kernel stacks: the kernel_stack line of a cgroup v2
  * memory.stat counts the stacks of the threads created in the cgroup, with
- * the pages a dynamic stack faulted in, and drops to zero once they exit.
+ * the pages a dynamic stack faulted in, falls when reclaim gives pages
+ * back, and drops to zero once the threads exit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,15 +19,24 @@
 #include "tests.h"
 
 #define CGROOT		"/sys/fs/cgroup"
-#define CG		CGROOT "/kstack"
 #define NR_THREADS	64
 /* Deeper than the preallocated page: every thread faults one in at least. */
 #define GROW_BYTES	6144
+/* Three pages below the top one, which reclaim gives back. */
+#define RECLAIM_THREADS	32
+#define RECLAIM_BYTES	12288
+
+/* The test's cgroup: CGROOT/kstack, or CGROOT/kstack-reclaim. */
+static char cg[64];
 
 /* kernel_stack of the test cgroup in KiB, or -1. */
 static long memcg_kstack_kib(void)
 {
-	FILE *f = fopen(CG "/memory.stat", "r");
+	char path[96];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", cg);
+	f = fopen(path, "r");
 	char key[64];
 	long val, ret = -1;
 
@@ -42,7 +52,8 @@ static long memcg_kstack_kib(void)
 	return ret;
 }
 
-static int grow;		/* consume GROW_BYTES in each thread */
+static long grow_bytes;		/* what each thread consumes, or 0 */
+static int nr_threads;
 static int release_pipe[2];
 static pthread_barrier_t ready;
 
@@ -51,8 +62,8 @@ static void *member(void *arg)
 	int *err = arg;
 	char c;
 
-	if (grow)
-		*err = consume(GROW_BYTES);
+	if (grow_bytes)
+		*err = consume(grow_bytes);
 	pthread_barrier_wait(&ready);
 	while (read(release_pipe[0], &c, 1) > 0)
 		;
@@ -60,7 +71,7 @@ static void *member(void *arg)
 }
 
 /*
- * The child: joins the cgroup, starts NR_THREADS threads there, tells the
+ * The child: joins the cgroup, starts nr_threads threads there, tells the
  * parent on @ready_fd once they are all running (a byte: the number of
  * failures) and waits for the release pipe to close.
  */
@@ -69,29 +80,32 @@ static void child(int ready_fd)
 	static pthread_t threads[NR_THREADS];
 	static int errs[NR_THREADS];
 	unsigned char bad = 0;
+	char procs[96];
 	int i, n;
 
 	close(release_pipe[1]);
-	if (write_file(CG "/cgroup.procs", "0"))
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+	if (write_file(procs, "0"))
 		_exit(1);
-	pthread_barrier_init(&ready, NULL, NR_THREADS + 1);
-	for (n = 0; n < NR_THREADS; n++)
+	pthread_barrier_init(&ready, NULL, nr_threads + 1);
+	for (n = 0; n < nr_threads; n++)
 		if (pthread_create(&threads[n], NULL, member, &errs[n]))
 			_exit(1);	/* the barrier would never open */
 	pthread_barrier_wait(&ready);
-	for (i = 0; i < NR_THREADS; i++)
+	for (i = 0; i < nr_threads; i++)
 		bad += errs[i] != 0;
 	if (write(ready_fd, &bad, 1) != 1)
 		_exit(1);
-	for (i = 0; i < NR_THREADS; i++)
+	for (i = 0; i < nr_threads; i++)
 		pthread_join(threads[i], NULL);
 	_exit(0);
 }
 
-static int setup_cgroup(void)
+static int setup_cgroup(const char *name)
 {
 	struct stat st;
 
+	snprintf(cg, sizeof(cg), "%s/%s", CGROOT, name);
 	mkdir(CGROOT, 0755);
 	if (stat(CGROOT "/cgroup.subtree_control", &st) &&
 	    mount("cgroup2", CGROOT, "cgroup2", 0, NULL)) {
@@ -102,8 +116,8 @@ static int setup_cgroup(void)
 		ktap_diag("cannot enable the memory controller");
 		return -1;
 	}
-	if (mkdir(CG, 0755) && errno != EEXIST) {
-		ktap_diag("mkdir %s: %s", CG, strerror(errno));
+	if (mkdir(cg, 0755) && errno != EEXIST) {
+		ktap_diag("mkdir %s: %s", cg, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -113,11 +127,13 @@ enum ktap_result test_memcg_kernel_stack(void)
 {
 	long faults_before = 0, faults = 0, kib, early, lo, hi, after = -1;
 	int ready_pipe[2], status, i;
+	int grow = env_double("DYNAMIC_STACK", 0) == 1;
 	unsigned char bad = 1;
 	pid_t pid;
 
-	grow = env_double("DYNAMIC_STACK", 0) == 1;
-	if (setup_cgroup() || pipe(ready_pipe) || pipe(release_pipe))
+	grow_bytes = grow ? GROW_BYTES : 0;
+	nr_threads = NR_THREADS;
+	if (setup_cgroup("kstack") || pipe(ready_pipe) || pipe(release_pipe))
 		return KTAP_FAIL;
 	if (grow)
 		faults_before = vmstat_read("nr_dynamic_stacks_faults");
@@ -152,7 +168,7 @@ enum ktap_result test_memcg_kernel_stack(void)
 			usleep(100000);
 		after = memcg_kstack_kib();
 	}
-	rmdir(CG);
+	rmdir(cg);
 
 	/*
 	 * The child's own stack was charged where it was forked: the cgroup
@@ -176,4 +192,70 @@ enum ktap_result test_memcg_kernel_stack(void)
 		return KTAP_FAIL;
 	}
 	return kib >= lo && kib <= hi && after == 0 ? KTAP_PASS : KTAP_FAIL;
+}
+
+/*
+ * Reclaim (CONFIG_DYNAMIC_STACK_RECLAIM) gives back the stack pages that
+ * sleeping threads do not use: RECLAIM_THREADS threads of the cgroup grow
+ * their stacks by RECLAIM_BYTES (to 3 or 4 pages, as the arch's frames
+ * fall), return, and sleep in their top page; drop_caches runs. The
+ * cgroup's kernel_stack must fall to that page a thread (and at most 4
+ * more: the child's main thread), and be 0 once the threads have exited.
+ */
+enum ktap_result test_memcg_reclaim(void)
+{
+	long asleep, reclaimed, after = -1, g_asleep, g_reclaimed;
+	int ready_pipe[2], status, i, err;
+	unsigned char bad = 1;
+	pid_t pid;
+
+	grow_bytes = RECLAIM_BYTES;
+	nr_threads = RECLAIM_THREADS;
+	if (setup_cgroup("kstack-reclaim") || pipe(ready_pipe) ||
+	    pipe(release_pipe))
+		return KTAP_FAIL;
+	pid = fork();
+	if (pid < 0)
+		return KTAP_FAIL;
+	if (!pid)
+		child(ready_pipe[1]);
+	close(ready_pipe[1]);
+	close(release_pipe[0]);
+	if (read(ready_pipe[0], &bad, 1) != 1)
+		bad = 1;
+	close(ready_pipe[0]);
+
+	/* memory.stat is as of its last flush, every 2 s: wait for two. */
+	usleep(4500000);
+	asleep = memcg_kstack_kib();
+	g_asleep = vmstat_read("nr_kernel_stack");
+	err = drop_slab();
+	usleep(4500000);
+	reclaimed = memcg_kstack_kib();
+	g_reclaimed = vmstat_read("nr_kernel_stack");
+
+	close(release_pipe[1]);
+	waitpid(pid, &status, 0);
+	for (i = 0; i < 100 && after != 0; i++) {
+		if (i)
+			usleep(100000);
+		after = memcg_kstack_kib();
+	}
+	rmdir(cg);
+
+	ktap_diag("%d threads asleep after %d bytes: kernel_stack %ld KiB, %ld after drop_caches (nr_kernel_stack %ld -> %ld), %ld after exit",
+		  RECLAIM_THREADS, RECLAIM_BYTES, asleep, reclaimed, g_asleep,
+		  g_reclaimed, after);
+	if (bad || err || !WIFEXITED(status) || WEXITSTATUS(status)) {
+		ktap_diag("the child or drop_caches failed (%u thread errors, status %#x, %s)",
+			  bad, status, strerror(err));
+		return KTAP_FAIL;
+	}
+	if (g_asleep - g_reclaimed < RECLAIM_THREADS * 8) {
+		ktap_diag("reclaim gave back less than 8 KiB a thread");
+		return KTAP_FAIL;
+	}
+	return asleep >= RECLAIM_THREADS * 12 &&
+	       reclaimed <= (RECLAIM_THREADS + 4) * 4 && after == 0 ?
+	       KTAP_PASS : KTAP_FAIL;
 }

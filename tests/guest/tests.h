@@ -16,6 +16,7 @@ enum ktap_result test_reclaim_sleeping(void);
 enum ktap_result test_reclaim_stress(void);
 enum ktap_result test_irq_storm(void);
 enum ktap_result test_memcg_kernel_stack(void);
+enum ktap_result test_memcg_reclaim(void);
 enum ktap_result test_cpu_hotplug(void);
 
 /* The benchmarks (BENCH= on the command line), as one KTAP document. */
