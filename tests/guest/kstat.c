@@ -114,7 +114,10 @@ int kstack_accounted(const struct kstack_snapshot *before,
 	long tasks = after->tasks - before->tasks;
 	long kib = after->kib - before->kib;
 
-	return tasks >= 0 && kib >= tasks * lo && kib <= tasks * max_kib;
+	/* Fewer tasks: a kernel thread (a kworker) exited meanwhile. */
+	if (tasks < 0)
+		return kib <= tasks * lo && kib >= tasks * max_kib;
+	return kib >= tasks * lo && kib <= tasks * max_kib;
 }
 
 int pin_to_cpu(int cpu)

@@ -38,7 +38,9 @@ long thread_kib(void);
 /*
  * Whether nr_kernel_stack between @before and @after is what the tasks
  * that are new since then (kernel threads started meanwhile) account for:
- * at least @lo KiB and at most @max_kib KiB for each of them.
+ * at least @lo KiB and at most @max_kib KiB for each of them; or, with
+ * fewer tasks (a kernel thread exited meanwhile), what each that is gone
+ * took away.
  */
 int kstack_accounted(const struct kstack_snapshot *before,
 		     const struct kstack_snapshot *after, double lo, long max_kib);
@@ -76,6 +78,9 @@ long free_kib(void);
  */
 long consume_max(void);
 long sleep_max(void);
+
+static inline long min_l(long a, long b) { return a < b ? a : b; }
+static inline long max_l(long a, long b) { return a > b ? a : b; }
 
 /* Runs the calling thread on @cpu only: 0, or the errno. */
 int pin_to_cpu(int cpu);
