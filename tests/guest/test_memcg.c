@@ -123,31 +123,69 @@ static int setup_cgroup(const char *name)
 	return 0;
 }
 
-enum ktap_result test_memcg_kernel_stack(void)
+/*
+ * Forks the child, which starts nr_threads threads in the cgroup, and
+ * returns its pid (or -1) once they are all asleep; *bad is the number of
+ * threads that failed.
+ */
+static pid_t start_members(unsigned char *bad)
 {
-	long faults_before = 0, faults = 0, kib, early, lo, hi, after = -1;
-	int ready_pipe[2], status, i;
-	int grow = env_double("DYNAMIC_STACK", 0) == 1;
-	unsigned char bad = 1;
+	int ready_pipe[2];
 	pid_t pid;
 
-	grow_bytes = grow ? GROW_BYTES : 0;
-	nr_threads = NR_THREADS;
-	if (setup_cgroup("kstack") || pipe(ready_pipe) || pipe(release_pipe))
-		return KTAP_FAIL;
-	if (grow)
-		faults_before = vmstat_read("nr_dynamic_stacks_faults");
-
+	*bad = 1;
+	if (pipe(ready_pipe) || pipe(release_pipe))
+		return -1;
 	pid = fork();
 	if (pid < 0)
-		return KTAP_FAIL;
+		return -1;
 	if (!pid)
 		child(ready_pipe[1]);
 	close(ready_pipe[1]);
 	close(release_pipe[0]);
-	if (read(ready_pipe[0], &bad, 1) != 1)
-		bad = 1;
+	if (read(ready_pipe[0], bad, 1) != 1)
+		*bad = 1;
 	close(ready_pipe[0]);
+	return pid;
+}
+
+/*
+ * Lets the threads exit, reaps the child and removes the cgroup: returns
+ * its kernel_stack once that is 0, or as it is after 10 s.
+ */
+static long end_members(pid_t pid, int *status)
+{
+	long after = -1;
+	int i;
+
+	close(release_pipe[1]);
+	waitpid(pid, status, 0);
+	for (i = 0; i < 100 && after != 0; i++) {
+		if (i)
+			usleep(100000);
+		after = memcg_kstack_kib();
+	}
+	rmdir(cg);
+	return after;
+}
+
+enum ktap_result test_memcg_kernel_stack(void)
+{
+	long faults_before = 0, faults = 0, kib, early, lo, hi, after;
+	int grow = env_double("DYNAMIC_STACK", 0) == 1;
+	unsigned char bad;
+	int status;
+	pid_t pid;
+
+	grow_bytes = grow ? GROW_BYTES : 0;
+	nr_threads = NR_THREADS;
+	if (setup_cgroup("kstack"))
+		return KTAP_FAIL;
+	if (grow)
+		faults_before = vmstat_read("nr_dynamic_stacks_faults");
+	pid = start_members(&bad);
+	if (pid < 0)
+		return KTAP_FAIL;
 	/*
 	 * Every thread is asleep, and so accounted, within a moment; but
 	 * memory.stat shows the memcg statistics as of their last flush,
@@ -161,14 +199,7 @@ enum ktap_result test_memcg_kernel_stack(void)
 	if (grow)
 		faults = vmstat_read("nr_dynamic_stacks_faults") - faults_before;
 
-	close(release_pipe[1]);
-	waitpid(pid, &status, 0);
-	for (i = 0; i < 100 && after != 0; i++) {
-		if (i)
-			usleep(100000);
-		after = memcg_kstack_kib();
-	}
-	rmdir(cg);
+	after = end_members(pid, &status);
 
 	/*
 	 * The child's own stack was charged where it was forked: the cgroup
@@ -204,26 +235,18 @@ enum ktap_result test_memcg_kernel_stack(void)
  */
 enum ktap_result test_memcg_reclaim(void)
 {
-	long asleep, reclaimed, after = -1, g_asleep, g_reclaimed;
-	int ready_pipe[2], status, i, err;
-	unsigned char bad = 1;
+	long asleep, reclaimed, after, g_asleep, g_reclaimed;
+	unsigned char bad;
+	int status, err;
 	pid_t pid;
 
 	grow_bytes = RECLAIM_BYTES;
 	nr_threads = RECLAIM_THREADS;
-	if (setup_cgroup("kstack-reclaim") || pipe(ready_pipe) ||
-	    pipe(release_pipe))
+	if (setup_cgroup("kstack-reclaim"))
 		return KTAP_FAIL;
-	pid = fork();
+	pid = start_members(&bad);
 	if (pid < 0)
 		return KTAP_FAIL;
-	if (!pid)
-		child(ready_pipe[1]);
-	close(ready_pipe[1]);
-	close(release_pipe[0]);
-	if (read(ready_pipe[0], &bad, 1) != 1)
-		bad = 1;
-	close(ready_pipe[0]);
 
 	/* memory.stat is as of its last flush, every 2 s: wait for two. */
 	usleep(4500000);
@@ -234,14 +257,7 @@ enum ktap_result test_memcg_reclaim(void)
 	reclaimed = memcg_kstack_kib();
 	g_reclaimed = vmstat_read("nr_kernel_stack");
 
-	close(release_pipe[1]);
-	waitpid(pid, &status, 0);
-	for (i = 0; i < 100 && after != 0; i++) {
-		if (i)
-			usleep(100000);
-		after = memcg_kstack_kib();
-	}
-	rmdir(cg);
+	after = end_members(pid, &status);
 
 	ktap_diag("%d threads asleep after %d bytes: kernel_stack %ld KiB, %ld after drop_caches (nr_kernel_stack %ld -> %ld), %ld after exit",
 		  RECLAIM_THREADS, RECLAIM_BYTES, asleep, reclaimed, g_asleep,
