@@ -149,8 +149,9 @@ done
 # The memory headline, held against what the series does not compute: per
 # thread of the 2000 that kstack_kib_per_thread puts to sleep, the fall in
 # free memory (MemFree and the per-CPU page lists) on a dynamic kernel must
-# be less than on its arch's baseline by what nr_kernel_stack says it saves (the difference of the two cells'
-# kstack_kib_per_thread), within FREE_TOLERANCE KiB. One line each in
+# be less than on its arch's baseline by what nr_kernel_stack says it saves
+# (the difference of the two cells' kstack_kib_per_thread), within
+# FREE_TOLERANCE KiB. One line each in
 # $results/.checks: "name<TAB>ok|FAIL<TAB>detail". Measured on 2026-12-04
 # (three runs of `make matrix TESTS=init.kstack_kib_per_thread`, 15
 # comparisons): the difference was within 0.21 KiB; with MemFree alone
@@ -215,8 +216,8 @@ cat "$results/matrix.md"
 # clone: copied to CACHE/failed/TIME/, where the newest 5 runs are kept.
 failed_dir=$CACHE/failed/$(date +%Y%m%dT%H%M%S)
 awk -F '\t' '$3 == "FAIL" { print $1 "-" $2 }' "$rows" | while read -r cell; do
-	mkdir -p "$failed_dir" && cp "$results/$cell".* "$failed_dir/" 2>/dev/null
-	echo "matrix: $cell's logs kept in $failed_dir"
+	mkdir -p "$failed_dir" && cp "$results/$cell".* "$failed_dir/" &&
+		echo "matrix: $cell's logs kept in $failed_dir"
 done
 [ ! -d "$CACHE/failed" ] ||
 	ls -1d "$CACHE"/failed/*/ | head -n -5 | while read -r old; do rm -rf "$old"; done

@@ -32,13 +32,12 @@ static char cg[64];
 /* kernel_stack of the test cgroup in KiB, or -1. */
 static long memcg_kstack_kib(void)
 {
-	char path[96];
+	char path[96], key[64];
+	long val, ret = -1;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/memory.stat", cg);
 	f = fopen(path, "r");
-	char key[64];
-	long val, ret = -1;
 
 	if (!f)
 		return -1;
