@@ -133,11 +133,21 @@ static pid_t start_members(unsigned char *bad)
 	pid_t pid;
 
 	*bad = 1;
-	if (pipe(ready_pipe) || pipe(release_pipe))
+	if (pipe(ready_pipe))
 		return -1;
+	if (pipe(release_pipe)) {
+		close(ready_pipe[0]);
+		close(ready_pipe[1]);
+		return -1;
+	}
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(ready_pipe[0]);
+		close(ready_pipe[1]);
+		close(release_pipe[0]);
+		close(release_pipe[1]);
 		return -1;
+	}
 	if (!pid)
 		child(ready_pipe[1]);
 	close(ready_pipe[1]);
@@ -158,7 +168,8 @@ static long end_members(pid_t pid, int *status)
 	int i;
 
 	close(release_pipe[1]);
-	waitpid(pid, status, 0);
+	if (waitpid(pid, status, 0) != pid)
+		*status = -1;	/* not an exit: the caller fails */
 	for (i = 0; i < 100 && after != 0; i++) {
 		if (i)
 			usleep(100000);
