@@ -40,6 +40,7 @@ static const struct ktap_case dynamic_cases[] = {
 	{ "consume_many_threads",	test_consume_many_threads },
 	{ "no_stale_data",		test_no_stale_data },
 	{ "copy_to_user_at_floor",	test_copy_to_user_at_floor },
+	{ "user_read_kernel_stack",	test_user_read_kernel_stack },
 	{ "reclaim_sleeping_threads",	test_reclaim_sleeping },
 	{ "memcg_kernel_stack_reclaim",	test_memcg_reclaim },
 	{ "reclaim_under_stress",	test_reclaim_stress },
