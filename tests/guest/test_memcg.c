@@ -247,7 +247,7 @@ enum ktap_result test_memcg_reclaim(void)
 {
 	long asleep, reclaimed, after, g_asleep, g_reclaimed;
 	unsigned char bad;
-	int status, err;
+	int status, err, agree;
 	pid_t pid;
 
 	grow_bytes = RECLAIM_BYTES;
@@ -266,6 +266,7 @@ enum ktap_result test_memcg_reclaim(void)
 	usleep(4500000);
 	reclaimed = memcg_kstack_kib();
 	g_reclaimed = vmstat_read("nr_kernel_stack");
+	agree = stack_pages_agree("after drop_caches");
 
 	after = end_members(pid, &status);
 
@@ -277,10 +278,15 @@ enum ktap_result test_memcg_reclaim(void)
 			  bad, status, strerror(err));
 		return KTAP_FAIL;
 	}
-	if (g_asleep - g_reclaimed < RECLAIM_THREADS * 8) {
-		ktap_diag("reclaim gave back less than 8 KiB a thread");
+	/*
+	 * nr_kernel_stack is global: kernel threads that reclaim trimmed
+	 * too grow again when they next run (the memcg stats flush among
+	 * them), so it does not fall by exactly what the threads gave back.
+	 * It must still count every mapped stack page, and the memcg's
+	 * figure holds the threads alone.
+	 */
+	if (!agree)
 		return KTAP_FAIL;
-	}
 	return asleep >= RECLAIM_THREADS * 12 &&
 	       reclaimed <= (RECLAIM_THREADS + 4) * 4 && after == 0 ?
 	       KTAP_PASS : KTAP_FAIL;
