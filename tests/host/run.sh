@@ -61,6 +61,15 @@ series_consistent() {
 	done
 }
 
+# Every relative link in the README names a file of the repository.
+readme_links() {
+	grep -o '](\([^)]*\))' README.md | sed -e 's/^](//' -e 's/)$//' -e 's/#.*//' |
+		while read -r target; do
+			case $target in ''|*://*) continue ;; esac
+			[ -e "$target" ] || { echo "README.md links to $target, which does not exist"; return 1; }
+		done
+}
+
 # parse LOG: tests/ktap.awk on LOG, as for a tests boot.
 parse() {
 	awk -v "complaints=tests/complaints" -f tests/ktap.awk "$1"
@@ -288,10 +297,11 @@ symbols_link_check() {
 logs=$(ls tests/host/ktap/*.log | wc -l)
 complaints=$(grep -c "^[^#].*$TAB" tests/complaints)
 echo "KTAP version 1"
-echo "1..$((24 + logs + complaints))"
+echo "1..$((25 + logs + complaints))"
 check shell_syntax shell_syntax
 check shellcheck shellcheck_clean
 check series_consistent series_consistent
+check readme_links readme_links
 for log in tests/host/ktap/*.log; do
 	check "ktap_parser_$(basename "$log" .log)" ktap_case "$log"
 done
