@@ -30,6 +30,7 @@ static const struct ktap_case cases[] = {
 	{ "vmstat_kstack_counters",	test_vmstat_counters },
 	{ "kstack_kib_per_thread",	test_kstack_per_thread },
 	{ "kstack_returns_after_exit",	test_kstack_returns },
+	{ "threads_max",		test_threads_max },
 	{ "memcg_kernel_stack",		test_memcg_kernel_stack },
 	{ "cpu_hotplug_under_load",	test_cpu_hotplug },
 };
@@ -44,6 +45,7 @@ static const struct ktap_case dynamic_cases[] = {
 	{ "reclaim_sleeping_threads",	test_reclaim_sleeping },
 	{ "memcg_kernel_stack_reclaim",	test_memcg_reclaim },
 	{ "reclaim_under_stress",	test_reclaim_stress },
+	{ "reclaim_tlb_window",		test_reclaim_tlb_window },
 	{ "growth_under_irq_storm",	test_irq_storm },
 };
 

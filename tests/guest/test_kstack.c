@@ -5,6 +5,7 @@
  * with them asleep and again after they have been joined.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
@@ -216,4 +217,50 @@ enum ktap_result test_kstack_returns(void)
 		return KTAP_FAIL;
 	}
 	return KTAP_PASS;
+}
+
+/* A value from /proc/meminfo in KiB, or -1. */
+static long meminfo_kib(const char *name)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char key[64];
+	long v = -1, kib;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63[^:]: %ld kB\n", key, &kib) == 2)
+		if (!strcmp(key, name))
+			v = kib;
+	fclose(f);
+	return v;
+}
+
+/*
+ * threads-max (and the default RLIMIT_NPROC, half of it) lets the threads'
+ * stacks take an eighth of the memory free at boot, counting a stack as
+ * 16 KiB, THREAD_SIZE on both arches without DYNAMIC_STACK_32K or KASAN. A
+ * 32 KiB dynamic stack maps what it uses and must not halve the limits. The
+ * memory free at boot differs from MemTotal by what boot reserved and freed
+ * again (the initramfs, init sections): a few per cent, well inside the
+ * bounds, which a stack counted as 32 KiB (0.5) or 4 KiB (4) is not.
+ */
+enum ktap_result test_threads_max(void)
+{
+	long mem = meminfo_kib("MemTotal"), max = -1;
+	FILE *f = fopen("/proc/sys/kernel/threads-max", "r");
+	double ratio;
+
+	if (f) {
+		if (fscanf(f, "%ld", &max) != 1)
+			max = -1;
+		fclose(f);
+	}
+	if (mem <= 0 || max <= 0) {
+		ktap_diag("threads-max (%ld) or MemTotal (%ld kB) unreadable", max, mem);
+		return KTAP_FAIL;
+	}
+	ratio = (double)max * 8 * 16 / mem;
+	ktap_diag("threads-max %ld, MemTotal %ld kB: %.3f of MemTotal / (8 * 16 KiB)",
+		  max, mem, ratio);
+	return ratio >= 0.75 && ratio <= 1.25 ? KTAP_PASS : KTAP_FAIL;
 }

@@ -7,7 +7,11 @@
  * - threads on both CPUs that sleep deep in their stacks, through
  *   /sys/kernel/debug/dynamic_stack/sleep, find every frame they wrote
  *   intact while reclaim runs on and on, and so do threads that only
- *   grow and shrink meanwhile.
+ *   grow and shrink meanwhile;
+ * - a thread that a batch trimmed, and that wakes, grows again on another
+ *   CPU and comes back before the batch has flushed every CPU's TLB, finds
+ *   on the first CPU what it wrote on the second, not the trimmed pages
+ *   that CPU's TLB may still map.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +32,8 @@
 /* One page mapped and a little for rounding: the goal of the issue. */
 #define RECLAIMED_KIB	4.1
 #define NR_STRESS	8		/* threads per CPU */
+#define FLUSH_DELAY	"4000"		/* ms, dynamic_stack/flush_delay_ms */
+#define PATTERN_SLACK	16		/* words an interrupt frame may hold */
 #define STRESS_SECONDS	4
 
 static pthread_barrier_t asleep;
@@ -196,5 +202,166 @@ enum ktap_result test_reclaim_stress(void)
 		  n, ncpus, rounds, drops, err ? strerror(err) : "ok", dropped);
 	if (n != ncpus * NR_STRESS || errors || err || !dropped)
 		return KTAP_FAIL;
+	return KTAP_PASS;
+}
+
+/*
+ * The TLB window of a reclaim batch. A thread goes deep on CPU 1, so that
+ * CPU 1's TLB maps its lower stack pages, and sleeps; a batch trims those
+ * pages and, held by dynamic_stack/flush_delay_ms, does not flush them yet.
+ * The thread is moved to CPU 0 while it sleeps, so that it wakes there
+ * without passing through CPU 1, scans its stack, which maps new, zeroed
+ * pages, and moves back to CPU 1 and scans again. QEMU's software TLB keeps
+ * an entry until it is flushed: if nothing flushed CPU 1's entries for those
+ * addresses when the thread came back, the second scan reads the trimmed
+ * pages, full of the pattern of the first excursion.
+ */
+static struct {
+	int pipe[2], go[2];
+	pthread_barrier_t deep;
+	long before, on_0, on_1, reclaim_ms;
+	pid_t tid;
+	int err, reclaim_err;
+	atomic_int reclaimed;
+} tlb;
+
+static void *tlb_sleeper(void *arg)
+{
+	char base[STACK_BASE_LEN], c;
+	int err;
+
+	(void)arg;
+	tlb.tid = gettid();
+	err = pin_to_cpu(1) ?: consume(EXCURSION);
+	tlb.before = stack_scan(base);
+	pthread_barrier_wait(&tlb.deep);
+	if (read(tlb.pipe[0], &c, 1) != 1)
+		err = err ?: EPIPE;
+	if (sched_getcpu() != 0)
+		err = err ?: EXDEV;
+	tlb.on_0 = stack_scan(base);
+	err = err ?: pin_to_cpu(1);
+	tlb.on_1 = stack_scan(base);
+	tlb.err = err;
+	return NULL;
+}
+
+static void *tlb_reclaim(void *arg)
+{
+	char c;
+
+	(void)arg;
+	struct timespec a, b;
+
+	tlb.reclaim_err = pin_to_cpu(0) ?:
+			  (read(tlb.go[0], &c, 1) == 1 ? 0 : EPIPE);
+	/*
+	 * The shrinker counts what it may free from the global vmstat
+	 * counter, which lags the CPUs' own by up to their thresholds: with
+	 * everything else trimmed, the sleeper's pages count once folded.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	tlb.reclaim_err = tlb.reclaim_err ?:
+			  write_file("/proc/sys/vm/stat_refresh", "1") ?: drop_slab();
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	tlb.reclaim_ms = (b.tv_sec - a.tv_sec) * 1000 +
+			 (b.tv_nsec - a.tv_nsec) / 1000000;
+	atomic_store(&tlb.reclaimed, 1);
+	return NULL;
+}
+
+static void *tlb_window(void *arg)
+{
+	const char *delay = "/sys/kernel/debug/dynamic_stack/flush_delay_ms";
+	pthread_t sleeper, reclaim;
+	long present, now = -1;
+	cpu_set_t cpu0;
+	int err;
+
+	(void)arg;
+	/*
+	 * Everything else trimmed: the next batch trims the sleeper first.
+	 * The threads are created before it goes deep: a thread that gets a
+	 * grown stack from the cache flushes the TLB of every CPU.
+	 */
+	err = pin_to_cpu(0) ?: drop_slab() ?:
+	      (pipe(tlb.pipe) || pipe(tlb.go) ? errno : 0);
+	if (err)
+		return (void *)(long)err;
+	pthread_barrier_init(&tlb.deep, NULL, 2);
+	if (pthread_create(&reclaim, NULL, tlb_reclaim, NULL))
+		return (void *)(long)EAGAIN;
+	if (pthread_create(&sleeper, NULL, tlb_sleeper, NULL)) {
+		close(tlb.go[1]);
+		pthread_join(reclaim, NULL);
+		return (void *)(long)EAGAIN;
+	}
+	pthread_barrier_wait(&tlb.deep);
+	usleep(200000);		/* asleep in read() */
+	present = stack_present();
+	err = write_file(delay, FLUSH_DELAY);
+	if (!err && write(tlb.go[1], "x", 1) != 1)
+		err = EPIPE;
+	/*
+	 * A batch walks every thread in a few milliseconds, then sleeps in
+	 * the window for FLUSH_DELAY ms: the sleeper is trimmed after one
+	 * second, and woken well before the window closes.
+	 */
+	if (!err)
+		usleep(1000000);
+	/* It wakes on CPU 0: CPU 1 does not see it until it comes back. */
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (sched_setaffinity(tlb.tid, sizeof(cpu0), &cpu0))
+		err = err ?: errno;
+	if (write(tlb.pipe[1], "x", 1) != 1)
+		err = err ?: EPIPE;
+	pthread_join(sleeper, NULL);
+	/* Still in the window? The batch sleeps in it for FLUSH_DELAY ms. */
+	if (!err && atomic_load(&tlb.reclaimed)) {
+		ktap_diag("the batch flushed before the thread came back");
+		err = ETIME;
+	}
+	close(tlb.go[1]);
+	pthread_join(reclaim, NULL);
+	err = err ?: tlb.reclaim_err;
+	write_file(delay, "0");
+	now = stack_present();
+	ktap_diag("stack pages mapped: %ld, then %ld after the reclaim, which took %ld ms",
+		  present, now, tlb.reclaim_ms);
+	close(tlb.pipe[0]);
+	close(tlb.pipe[1]);
+	close(tlb.go[0]);
+	pthread_barrier_destroy(&tlb.deep);
+	return (void *)(long)err;
+}
+
+enum ktap_result test_reclaim_tlb_window(void)
+{
+	pthread_t t;
+	void *ret;
+	int err;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		ktap_diag("needs 2 CPUs");
+		return KTAP_FAIL;
+	}
+	if (pthread_create(&t, NULL, tlb_window, NULL))
+		return KTAP_FAIL;
+	pthread_join(t, &ret);
+	err = (int)(long)ret ?: tlb.err;
+	ktap_diag("pattern words on the stack: %ld deep on CPU 1, %ld after the trim on CPU 0, %ld back on CPU 1 (%s)",
+		  tlb.before, tlb.on_0, tlb.on_1, err ? strerror(err) : "ok");
+	if (err || tlb.before < 0 || tlb.on_0 < 0 || tlb.on_1 < 0)
+		return KTAP_FAIL;
+	/* The trim took the deep pages: less of the pattern is left. */
+	if (tlb.on_0 > tlb.before - EXCURSION / 2 / 8) {
+		ktap_diag("the batch did not trim the sleeping thread");
+		return KTAP_FAIL;
+	}
+	if (tlb.on_1 > tlb.on_0 + PATTERN_SLACK) {
+		ktap_diag("CPU 1 read the trimmed pages through a stale TLB entry");
+		return KTAP_FAIL;
+	}
 	return KTAP_PASS;
 }
