@@ -32,7 +32,8 @@
 /* One page mapped and a little for rounding: the goal of the issue. */
 #define RECLAIMED_KIB	4.1
 #define NR_STRESS	8		/* threads per CPU */
-#define FLUSH_DELAY	"4000"		/* ms, dynamic_stack/flush_delay_ms */
+#define FLUSH_HOLD	"30000"		/* ms at most, dynamic_stack/flush_delay_ms */
+#define TLB_ROUNDS	3
 #define PATTERN_SLACK	16		/* words an interrupt frame may hold */
 #define STRESS_SECONDS	4
 
@@ -214,7 +215,10 @@ enum ktap_result test_reclaim_stress(void)
  * pages, and moves back to CPU 1 and scans again. QEMU's software TLB keeps
  * an entry until it is flushed: if nothing flushed CPU 1's entries for those
  * addresses when the thread came back, the second scan reads the trimmed
- * pages, full of the pattern of the first excursion.
+ * pages, full of the pattern of the first excursion. Anything else that
+ * flushes CPU 1's TLB in the window hides it (on x86 QEMU flushes the whole
+ * TLB for one INVLPG in the range of its large pages), so there are
+ * TLB_ROUNDS rounds, and nothing else of the test runs on CPU 1.
  */
 static struct {
 	int pipe[2], go[2];
@@ -248,11 +252,10 @@ static void *tlb_sleeper(void *arg)
 
 static void *tlb_reclaim(void *arg)
 {
+	struct timespec a, b;
 	char c;
 
 	(void)arg;
-	struct timespec a, b;
-
 	tlb.reclaim_err = pin_to_cpu(0) ?:
 			  (read(tlb.go[0], &c, 1) == 1 ? 0 : EPIPE);
 	/*
@@ -276,7 +279,7 @@ static void *tlb_window(void *arg)
 	pthread_t sleeper, reclaim;
 	long present, now = -1;
 	cpu_set_t cpu0;
-	int err;
+	int i, err;
 
 	(void)arg;
 	/*
@@ -297,18 +300,20 @@ static void *tlb_window(void *arg)
 		return (void *)(long)EAGAIN;
 	}
 	pthread_barrier_wait(&tlb.deep);
-	usleep(200000);		/* asleep in read() */
+	usleep(100000);		/* asleep in read() */
 	present = stack_present();
-	err = write_file(delay, FLUSH_DELAY);
+	err = write_file(delay, FLUSH_HOLD);
 	if (!err && write(tlb.go[1], "x", 1) != 1)
 		err = EPIPE;
 	/*
-	 * A batch walks every thread in a few milliseconds, then sleeps in
-	 * the window for FLUSH_DELAY ms: the sleeper is trimmed after one
-	 * second, and woken well before the window closes.
+	 * The batch has trimmed the sleeper when the page tables lost its
+	 * pages (at least 3 after a 12 KiB excursion: the rest was trimmed
+	 * before), and holds its window open until flush_delay_ms is 0
+	 * again. The sleeper is woken at once. 10 s at most.
 	 */
-	if (!err)
-		usleep(1000000);
+	for (i = 0, now = present; !err && now > present - 3 && i < 2000 &&
+	     !atomic_load(&tlb.reclaimed); i++, now = stack_present())
+		usleep(5000);
 	/* It wakes on CPU 0: CPU 1 does not see it until it comes back. */
 	CPU_ZERO(&cpu0);
 	CPU_SET(0, &cpu0);
@@ -317,17 +322,17 @@ static void *tlb_window(void *arg)
 	if (write(tlb.pipe[1], "x", 1) != 1)
 		err = err ?: EPIPE;
 	pthread_join(sleeper, NULL);
-	/* Still in the window? The batch sleeps in it for FLUSH_DELAY ms. */
+	/* Still in the window? The batch holds it for FLUSH_HOLD ms at most. */
 	if (!err && atomic_load(&tlb.reclaimed)) {
 		ktap_diag("the batch flushed before the thread came back");
 		err = ETIME;
 	}
+	/* The window closes: the batch flushes and frees the pages. */
+	write_file(delay, "0");
 	close(tlb.go[1]);
 	pthread_join(reclaim, NULL);
 	err = err ?: tlb.reclaim_err;
-	write_file(delay, "0");
-	now = stack_present();
-	ktap_diag("stack pages mapped: %ld, then %ld after the reclaim, which took %ld ms",
+	ktap_diag("stack pages mapped: %ld, then %ld in the window; the reclaim took %ld ms",
 		  present, now, tlb.reclaim_ms);
 	close(tlb.pipe[0]);
 	close(tlb.pipe[1]);
@@ -336,32 +341,43 @@ static void *tlb_window(void *arg)
 	return (void *)(long)err;
 }
 
-enum ktap_result test_reclaim_tlb_window(void)
+static int tlb_round(void)
 {
 	pthread_t t;
 	void *ret;
 	int err;
 
+	memset(&tlb, 0, sizeof(tlb));
+	if (pthread_create(&t, NULL, tlb_window, NULL))
+		return EAGAIN;
+	pthread_join(t, &ret);
+	err = (int)(long)ret ?: tlb.err;
+	if (!err && (tlb.before < 0 || tlb.on_0 < 0 || tlb.on_1 < 0))
+		err = EIO;
+	/* The trim took the deep pages: less of the pattern is left. */
+	if (!err && tlb.on_0 > tlb.before - EXCURSION / 2 / 8) {
+		ktap_diag("the batch did not trim the sleeping thread");
+		err = ESRCH;
+	}
+	return err;
+}
+
+enum ktap_result test_reclaim_tlb_window(void)
+{
+	int i, err = 0, stale = 0;
+
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		ktap_diag("needs 2 CPUs");
 		return KTAP_FAIL;
 	}
-	if (pthread_create(&t, NULL, tlb_window, NULL))
-		return KTAP_FAIL;
-	pthread_join(t, &ret);
-	err = (int)(long)ret ?: tlb.err;
-	ktap_diag("pattern words on the stack: %ld deep on CPU 1, %ld after the trim on CPU 0, %ld back on CPU 1 (%s)",
-		  tlb.before, tlb.on_0, tlb.on_1, err ? strerror(err) : "ok");
-	if (err || tlb.before < 0 || tlb.on_0 < 0 || tlb.on_1 < 0)
-		return KTAP_FAIL;
-	/* The trim took the deep pages: less of the pattern is left. */
-	if (tlb.on_0 > tlb.before - EXCURSION / 2 / 8) {
-		ktap_diag("the batch did not trim the sleeping thread");
-		return KTAP_FAIL;
+	for (i = 0; i < TLB_ROUNDS && !err; i++) {
+		err = tlb_round();
+		ktap_diag("pattern words on the stack: %ld deep on CPU 1, %ld after the trim on CPU 0, %ld back on CPU 1 (%s)",
+			  tlb.before, tlb.on_0, tlb.on_1, err ? strerror(err) : "ok");
+		stale += !err && tlb.on_1 > tlb.on_0 + PATTERN_SLACK;
 	}
-	if (tlb.on_1 > tlb.on_0 + PATTERN_SLACK) {
-		ktap_diag("CPU 1 read the trimmed pages through a stale TLB entry");
-		return KTAP_FAIL;
-	}
-	return KTAP_PASS;
+	if (stale)
+		ktap_diag("%d of %d rounds: CPU 1 read the trimmed pages through a stale TLB entry",
+			  stale, i);
+	return err || stale ? KTAP_FAIL : KTAP_PASS;
 }
