@@ -8,10 +8,10 @@
  *   /sys/kernel/debug/dynamic_stack/sleep, find every frame they wrote
  *   intact while reclaim runs on and on, and so do threads that only
  *   grow and shrink meanwhile;
- * - a thread that a batch trimmed, and that wakes, grows again on another
- *   CPU and comes back before the batch has flushed every CPU's TLB, finds
- *   on the first CPU what it wrote on the second, not the trimmed pages
- *   that CPU's TLB may still map.
+ * - a thread that a batch trimmed and that grows again before the batch
+ *   has flushed every CPU's TLB gets the same pages back, and reads what
+ *   another CPU writes to its stack through an entry that CPU's TLB may
+ *   still hold.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -34,7 +34,6 @@
 #define NR_STRESS	8		/* threads per CPU */
 #define FLUSH_HOLD	"30000"		/* ms at most, dynamic_stack/flush_delay_ms */
 #define TLB_ROUNDS	3
-#define PATTERN_SLACK	16		/* words an interrupt frame may hold */
 #define STRESS_SECONDS	4
 
 static pthread_barrier_t asleep;
@@ -207,46 +206,94 @@ enum ktap_result test_reclaim_stress(void)
 }
 
 /*
- * The TLB window of a reclaim batch. A thread goes deep on CPU 1, so that
- * CPU 1's TLB maps its lower stack pages, and sleeps; a batch trims those
- * pages and, held by dynamic_stack/flush_delay_ms, does not flush them yet.
- * The thread is moved to CPU 0 while it sleeps, so that it wakes there
- * without passing through CPU 1, scans its stack, which maps new, zeroed
- * pages, and moves back to CPU 1 and scans again. QEMU's software TLB keeps
- * an entry until it is flushed: if nothing flushed CPU 1's entries for those
- * addresses when the thread came back, the second scan reads the trimmed
- * pages, full of the pattern of the first excursion. Anything else that
- * flushes CPU 1's TLB in the window hides it (on x86 QEMU flushes the whole
- * TLB for one INVLPG in the range of its large pages), so there are
- * TLB_ROUNDS rounds, and nothing else of the test runs on CPU 1.
+ * The TLB window of a reclaim batch, and another CPU that writes to the
+ * stack of a trimmed thread. A thread on CPU 0 parks an object PARK_DEPTH
+ * deep on its stack (dynamic_stack/park) and a thread on CPU 1 writes a
+ * value into it (dynamic_stack/poke), as a waker writes a wait-queue entry,
+ * so that CPU 1's TLB maps that stack page. The first thread returns and
+ * sleeps; a batch trims the page and, held by dynamic_stack/flush_delay_ms,
+ * does not flush it. The thread wakes on CPU 0, parks again at the same
+ * address, which maps that page again, and CPU 1 pokes again:
+ * - the page must be the one it had before the trim (dynamic_stack/park
+ *   tells), the one CPU 1's TLB may still map; a new page there is the
+ *   defect even in a round where something flushed CPU 1's TLB (on x86 QEMU
+ *   flushes the whole TLB for one INVLPG in the range of its large pages);
+ * - the thread must read what CPU 1 wrote: through a stale entry to another
+ *   page, the write is lost (-EIO from park).
+ * Nothing else of the test runs on CPU 1, and it runs TLB_ROUNDS rounds.
  */
+#define PARK_DEPTH	"10240"
+#define PARK_PATH	"/sys/kernel/debug/dynamic_stack/park"
+#define POKE_PATH	"/sys/kernel/debug/dynamic_stack/poke"
+
 static struct {
-	int pipe[2], go[2];
-	pthread_barrier_t deep;
-	long before, on_0, on_1, reclaim_ms;
-	pid_t tid;
-	int err, reclaim_err;
+	int pipe[2], go[2], poke_go[2];
+	pthread_barrier_t parked;
+	int park_err[2], poke_err[2], park_page;
+	long reclaim_ms;
+	int reclaim_err;
 	atomic_int reclaimed;
 } tlb;
 
-static void *tlb_sleeper(void *arg)
+/* Writes @s to @path until it does not fail with ENOENT: 10 s at most. */
+static int poke(const char *s)
 {
-	char base[STACK_BASE_LEN], c;
-	int err;
+	int i, err = ENOENT;
+
+	for (i = 0; i < 10000 && err == ENOENT; i++) {
+		err = write_file(POKE_PATH, s);
+		if (err == ENOENT)
+			usleep(1000);
+	}
+	return err;
+}
+
+static void *tlb_poker(void *arg)
+{
+	char c;
 
 	(void)arg;
-	tlb.tid = gettid();
-	err = pin_to_cpu(1) ?: consume(EXCURSION);
-	tlb.before = stack_scan(base);
-	pthread_barrier_wait(&tlb.deep);
+	tlb.poke_err[0] = pin_to_cpu(1) ?: poke("1");
+	if (read(tlb.poke_go[0], &c, 1) != 1)
+		tlb.poke_err[1] = EPIPE;
+	tlb.poke_err[1] = tlb.poke_err[1] ?: poke("2");
+	return NULL;
+}
+
+/*
+ * What dynamic_stack/park says of the last park: same address, same page,
+ * mapped now; 0 or 1 each, or -1 if it cannot tell.
+ */
+static void park_state(int *addr, int *page, int *mapped)
+{
+	FILE *f = fopen(PARK_PATH, "r");
+
+	*addr = *page = *mapped = -1;
+	if (f && fscanf(f, "address %d page %d mapped %d", addr, page,
+			mapped) != 3)
+		*addr = *page = *mapped = -1;
+	if (f)
+		fclose(f);
+}
+
+static void *tlb_parker(void *arg)
+{
+	int err, addr, mapped;
+	char c;
+
+	(void)arg;
+	err = pin_to_cpu(0);
+	tlb.park_err[0] = err ?: write_file(PARK_PATH, PARK_DEPTH);
+	pthread_barrier_wait(&tlb.parked);
 	if (read(tlb.pipe[0], &c, 1) != 1)
-		err = err ?: EPIPE;
-	if (sched_getcpu() != 0)
-		err = err ?: EXDEV;
-	tlb.on_0 = stack_scan(base);
-	err = err ?: pin_to_cpu(1);
-	tlb.on_1 = stack_scan(base);
-	tlb.err = err;
+		err = EPIPE;
+	tlb.park_err[1] = err ?: write_file(PARK_PATH, PARK_DEPTH);
+	/* Only an object at the same address tells about the page. */
+	park_state(&addr, &tlb.park_page, &mapped);
+	if (addr != 1) {
+		ktap_diag("park: the second object is not where the first was");
+		tlb.park_page = -1;
+	}
 	return NULL;
 }
 
@@ -261,7 +308,7 @@ static void *tlb_reclaim(void *arg)
 	/*
 	 * The shrinker counts what it may free from the global vmstat
 	 * counter, which lags the CPUs' own by up to their thresholds: with
-	 * everything else trimmed, the sleeper's pages count once folded.
+	 * everything else trimmed, the parker's pages count once folded.
 	 */
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	tlb.reclaim_err = tlb.reclaim_err ?:
@@ -276,55 +323,62 @@ static void *tlb_reclaim(void *arg)
 static void *tlb_window(void *arg)
 {
 	const char *delay = "/sys/kernel/debug/dynamic_stack/flush_delay_ms";
-	pthread_t sleeper, reclaim;
-	long present, now = -1;
-	cpu_set_t cpu0;
-	int i, err;
+	int i, err, addr, page, mapped = -1;
+	pthread_t parker, poker, reclaim;
 
 	(void)arg;
 	/*
-	 * Everything else trimmed: the next batch trims the sleeper first.
-	 * The threads are created before it goes deep: a thread that gets a
+	 * Everything else trimmed: the next batch trims the parker first.
+	 * The threads are created before any of it: a thread that gets a
 	 * grown stack from the cache flushes the TLB of every CPU.
 	 */
 	err = pin_to_cpu(0) ?: drop_slab() ?:
-	      (pipe(tlb.pipe) || pipe(tlb.go) ? errno : 0);
+	      (pipe(tlb.pipe) || pipe(tlb.go) || pipe(tlb.poke_go) ? errno : 0);
 	if (err)
 		return (void *)(long)err;
-	pthread_barrier_init(&tlb.deep, NULL, 2);
+	pthread_barrier_init(&tlb.parked, NULL, 2);
 	if (pthread_create(&reclaim, NULL, tlb_reclaim, NULL))
 		return (void *)(long)EAGAIN;
-	if (pthread_create(&sleeper, NULL, tlb_sleeper, NULL)) {
+	if (pthread_create(&poker, NULL, tlb_poker, NULL)) {
 		close(tlb.go[1]);
 		pthread_join(reclaim, NULL);
 		return (void *)(long)EAGAIN;
 	}
-	pthread_barrier_wait(&tlb.deep);
+	if (pthread_create(&parker, NULL, tlb_parker, NULL)) {
+		close(tlb.go[1]);
+		close(tlb.poke_go[1]);
+		pthread_join(reclaim, NULL);
+		pthread_join(poker, NULL);
+		return (void *)(long)EAGAIN;
+	}
+	pthread_barrier_wait(&tlb.parked);
 	usleep(100000);		/* asleep in read() */
-	present = stack_present();
 	err = write_file(delay, FLUSH_HOLD);
 	if (!err && write(tlb.go[1], "x", 1) != 1)
 		err = EPIPE;
 	/*
-	 * The batch has trimmed the sleeper when the page tables lost its
-	 * pages (at least 3 after a 12 KiB excursion: the rest was trimmed
-	 * before), and holds its window open until flush_delay_ms is 0
-	 * again. The sleeper is woken at once. 10 s at most.
+	 * The batch has trimmed the parker when the page of its object is
+	 * no longer mapped, and holds its window open until flush_delay_ms
+	 * is 0 again. 10 s at most.
 	 */
-	for (i = 0, now = present; !err && now > present - 3 && i < 2000 &&
-	     !atomic_load(&tlb.reclaimed); i++, now = stack_present())
+	for (i = 0; !err && i < 2000 && !atomic_load(&tlb.reclaimed); i++) {
+		park_state(&addr, &page, &mapped);
+		if (!mapped)
+			break;
 		usleep(5000);
-	/* It wakes on CPU 0: CPU 1 does not see it until it comes back. */
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
-	if (sched_setaffinity(tlb.tid, sizeof(cpu0), &cpu0))
-		err = err ?: errno;
-	if (write(tlb.pipe[1], "x", 1) != 1)
+	}
+	if (!err && mapped) {
+		ktap_diag("the batch did not trim the parked thread (mapped: %d)",
+			  mapped);
+		err = ESRCH;
+	}
+	if (write(tlb.pipe[1], "x", 1) != 1 || write(tlb.poke_go[1], "x", 1) != 1)
 		err = err ?: EPIPE;
-	pthread_join(sleeper, NULL);
+	pthread_join(parker, NULL);
+	pthread_join(poker, NULL);
 	/* Still in the window? The batch holds it for FLUSH_HOLD ms at most. */
 	if (!err && atomic_load(&tlb.reclaimed)) {
-		ktap_diag("the batch flushed before the thread came back");
+		ktap_diag("the batch flushed before the second poke");
 		err = ETIME;
 	}
 	/* The window closes: the batch flushes and frees the pages. */
@@ -332,52 +386,42 @@ static void *tlb_window(void *arg)
 	close(tlb.go[1]);
 	pthread_join(reclaim, NULL);
 	err = err ?: tlb.reclaim_err;
-	ktap_diag("stack pages mapped: %ld, then %ld in the window; the reclaim took %ld ms",
-		  present, now, tlb.reclaim_ms);
-	close(tlb.pipe[0]);
-	close(tlb.pipe[1]);
-	close(tlb.go[0]);
-	pthread_barrier_destroy(&tlb.deep);
-	return (void *)(long)err;
-}
-
-static int tlb_round(void)
-{
-	pthread_t t;
-	void *ret;
-	int err;
-
-	memset(&tlb, 0, sizeof(tlb));
-	if (pthread_create(&t, NULL, tlb_window, NULL))
-		return EAGAIN;
-	pthread_join(t, &ret);
-	err = (int)(long)ret ?: tlb.err;
-	if (!err && (tlb.before < 0 || tlb.on_0 < 0 || tlb.on_1 < 0))
-		err = EIO;
-	/* The trim took the deep pages: less of the pattern is left. */
-	if (!err && tlb.on_0 > tlb.before - EXCURSION / 2 / 8) {
-		ktap_diag("the batch did not trim the sleeping thread");
-		err = ESRCH;
+	ktap_diag("the reclaim took %ld ms", tlb.reclaim_ms);
+	for (i = 0; i < 2; i++) {
+		close(tlb.pipe[i]);
+		close(tlb.go[i]);
+		close(tlb.poke_go[i]);
 	}
-	return err;
+	pthread_barrier_destroy(&tlb.parked);
+	return (void *)(long)err;
 }
 
 enum ktap_result test_reclaim_tlb_window(void)
 {
-	int i, err = 0, stale = 0;
+	int i, err = 0, failed = 0;
+	pthread_t t;
+	void *ret;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
 		ktap_diag("needs 2 CPUs");
 		return KTAP_FAIL;
 	}
 	for (i = 0; i < TLB_ROUNDS && !err; i++) {
-		err = tlb_round();
-		ktap_diag("pattern words on the stack: %ld deep on CPU 1, %ld after the trim on CPU 0, %ld back on CPU 1 (%s)",
-			  tlb.before, tlb.on_0, tlb.on_1, err ? strerror(err) : "ok");
-		stale += !err && tlb.on_1 > tlb.on_0 + PATTERN_SLACK;
+		memset(&tlb, 0, sizeof(tlb));
+		if (pthread_create(&t, NULL, tlb_window, NULL))
+			return KTAP_FAIL;
+		pthread_join(t, &ret);
+		err = (int)(long)ret;
+		ktap_diag("round %d: park %s, poke %s; park %s, poke %s in the window; same page: %s",
+			  i + 1, strerror(tlb.park_err[0]), strerror(tlb.poke_err[0]),
+			  strerror(tlb.park_err[1]), strerror(tlb.poke_err[1]),
+			  tlb.park_page == 1 ? "yes" : tlb.park_page ? "unknown" : "no");
+		if (!err && tlb.park_err[1] == EIO)
+			ktap_diag("round %d: CPU 1 wrote to another page than the thread's, through a stale TLB entry",
+				  i + 1);
+		err = err ?: tlb.park_err[0] ?: tlb.poke_err[0] ?:
+		      tlb.park_err[1] ?: tlb.poke_err[1];
+		failed += err || tlb.park_page != 1;
 	}
-	if (stale)
-		ktap_diag("%d of %d rounds: CPU 1 read the trimmed pages through a stale TLB entry",
-			  stale, i);
-	return err || stale ? KTAP_FAIL : KTAP_PASS;
+	return failed ? KTAP_FAIL : KTAP_PASS;
 }
