@@ -219,7 +219,9 @@ enum ktap_result test_reclaim_stress(void)
  *   defect even in a round where something flushed CPU 1's TLB (on x86 QEMU
  *   flushes the whole TLB for one INVLPG in the range of its large pages);
  * - the thread must read what CPU 1 wrote: through a stale entry to another
- *   page, the write is lost (-EIO from park).
+ *   page, the write is lost (-EIO from park);
+ * - once the window closes, with the thread asleep again, nr_kernel_stack
+ *   must be what the page tables map, and the thread grows again intact.
  * Nothing else of the test runs on CPU 1, and it runs TLB_ROUNDS rounds.
  */
 #define PARK_DEPTH	"10240"
@@ -229,7 +231,7 @@ enum ktap_result test_reclaim_stress(void)
 static struct {
 	int pipe[2], go[2], poke_go[2];
 	pthread_barrier_t parked;
-	int park_err[2], poke_err[2], park_page;
+	int park_err[2], poke_err[2], park_page, grow_err;
 	long reclaim_ms;
 	int reclaim_err;
 	atomic_int reclaimed;
@@ -294,6 +296,11 @@ static void *tlb_parker(void *arg)
 		ktap_diag("park: the second object is not where the first was");
 		tlb.park_page = -1;
 	}
+	/* Asleep while the batch ends, then deep again: intact frames. */
+	pthread_barrier_wait(&tlb.parked);
+	if (read(tlb.pipe[0], &c, 1) != 1)
+		err = EPIPE;
+	tlb.grow_err = err ?: consume(EXCURSION);
 	return NULL;
 }
 
@@ -359,9 +366,10 @@ static void *tlb_window(void *arg)
 	/*
 	 * The batch has trimmed the parker when the page of its object is
 	 * no longer mapped, and holds its window open until flush_delay_ms
-	 * is 0 again. 10 s at most.
+	 * is 0 again. A batch that missed the parker holds its window too,
+	 * FLUSH_HOLD ms at most, and the next one trims it: 60 s at most.
 	 */
-	for (i = 0; !err && i < 2000 && !atomic_load(&tlb.reclaimed); i++) {
+	for (i = 0; !err && i < 12000 && !atomic_load(&tlb.reclaimed); i++) {
 		park_state(&addr, &page, &mapped);
 		if (!mapped)
 			break;
@@ -374,19 +382,29 @@ static void *tlb_window(void *arg)
 	}
 	if (write(tlb.pipe[1], "x", 1) != 1 || write(tlb.poke_go[1], "x", 1) != 1)
 		err = err ?: EPIPE;
-	pthread_join(parker, NULL);
+	pthread_barrier_wait(&tlb.parked);
 	pthread_join(poker, NULL);
 	/* Still in the window? The batch holds it for FLUSH_HOLD ms at most. */
 	if (!err && atomic_load(&tlb.reclaimed)) {
 		ktap_diag("the batch flushed before the second poke");
 		err = ETIME;
 	}
-	/* The window closes: the batch flushes and frees the pages. */
+	/*
+	 * The window closes: the batch flushes, and its second pass frees
+	 * what the parker, asleep again, did not map again. What is
+	 * accounted must be what the page tables map.
+	 */
 	write_file(delay, "0");
 	close(tlb.go[1]);
 	pthread_join(reclaim, NULL);
 	err = err ?: tlb.reclaim_err;
 	ktap_diag("the reclaim took %ld ms", tlb.reclaim_ms);
+	if (!stack_pages_agree("after the batch, the parker asleep"))
+		err = err ?: EBADE;
+	if (write(tlb.pipe[1], "x", 1) != 1)
+		err = err ?: EPIPE;
+	pthread_join(parker, NULL);
+	err = err ?: tlb.grow_err;
 	for (i = 0; i < 2; i++) {
 		close(tlb.pipe[i]);
 		close(tlb.go[i]);
