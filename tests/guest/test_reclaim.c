@@ -206,36 +206,58 @@ enum ktap_result test_reclaim_stress(void)
 }
 
 /*
- * The TLB window of a reclaim batch, and another CPU that writes to the
- * stack of a trimmed thread. A thread on CPU 0 parks an object PARK_DEPTH
- * deep on its stack (dynamic_stack/park) and a thread on CPU 1 writes a
- * value into it (dynamic_stack/poke), as a waker writes a wait-queue entry,
- * so that CPU 1's TLB maps that stack page. The first thread returns and
- * sleeps; a batch trims the page and, held by dynamic_stack/flush_delay_ms,
- * does not flush it. The thread wakes on CPU 0, parks again at the same
- * address, which maps that page again, and CPU 1 pokes again:
- * - the page must be the one it had before the trim (dynamic_stack/park
- *   tells), the one CPU 1's TLB may still map; a new page there is the
- *   defect even in a round where something flushed CPU 1's TLB (on x86 QEMU
- *   flushes the whole TLB for one INVLPG in the range of its large pages);
- * - the thread must read what CPU 1 wrote: through a stale entry to another
- *   page, the write is lost (-EIO from park);
- * - once the window closes, with the thread asleep again, nr_kernel_stack
- *   must be what the page tables map, and the thread grows again intact.
- * Nothing else of the test runs on CPU 1, and it runs TLB_ROUNDS rounds.
+ * The TLB window of a reclaim batch: a thread parks an object PARK_DEPTH
+ * deep on its stack (dynamic_stack/park) and another, on the other CPU,
+ * writes a value into it (dynamic_stack/poke), as a waker writes a
+ * wait-queue entry. The first thread returns and sleeps; a batch trims the
+ * object's page and, held by dynamic_stack/flush_delay_ms, does not flush
+ * it. The thread wakes, parks at the same address again, which maps that
+ * page again, and the other thread pokes again. Two kinds of rounds:
+ * - remote: the parker is on CPU 0, the poker on CPU 1, whose TLB may
+ *   still map the page, and the second poke comes inside the window. The
+ *   page must be the one it had before the trim (dynamic_stack/park tells);
+ *   a new page is the defect even in a round where something flushed CPU
+ *   1's TLB (on x86 QEMU flushes the whole TLB for one INVLPG in the range
+ *   of its large pages). The thread must read what CPU 1 wrote: through a
+ *   stale entry to another page, the write is lost (-EIO from park).
+ * - self: the parker is on CPU 1, and parks again on CPU 1, whose TLB may
+ *   still map the page; the window closes while it is parked, and only
+ *   then the poker, on CPU 0, pokes. Had the thread written its frames
+ *   through a stale entry, without the fault that maps the page again, the
+ *   batch's second pass would free the page under them.
+ * In both, once the window has closed and the thread is asleep again,
+ * nr_kernel_stack must be what the page tables map, and the thread grows
+ * again intact. Nothing else of the test runs on the parker's CPU in the
+ * window; TLB_ROUNDS rounds of each kind.
  */
 #define PARK_DEPTH	"10240"
 #define PARK_PATH	"/sys/kernel/debug/dynamic_stack/park"
 #define POKE_PATH	"/sys/kernel/debug/dynamic_stack/poke"
 
 static struct {
-	int pipe[2], go[2], poke_go[2];
+	int self, pipe[2], go[2], poke_go[2];
 	pthread_barrier_t parked;
 	int park_err[2], poke_err[2], park_page, grow_err;
 	long reclaim_ms;
 	int reclaim_err;
 	atomic_int reclaimed;
 } tlb;
+
+/* What dynamic_stack/park says: 0 or 1 each, or -1 if it cannot tell. */
+struct park_state {
+	int parked, addr, page, mapped;
+};
+
+static void park_state(struct park_state *ps)
+{
+	FILE *f = fopen(PARK_PATH, "r");
+
+	if (!f || fscanf(f, "parked %d address %d page %d mapped %d",
+			 &ps->parked, &ps->addr, &ps->page, &ps->mapped) != 4)
+		ps->parked = ps->addr = ps->page = ps->mapped = -1;
+	if (f)
+		fclose(f);
+}
 
 /* Writes @s to @path until it does not fail with ENOENT: 10 s at most. */
 static int poke(const char *s)
@@ -255,47 +277,31 @@ static void *tlb_poker(void *arg)
 	char c;
 
 	(void)arg;
-	tlb.poke_err[0] = pin_to_cpu(1) ?: poke("1");
+	tlb.poke_err[0] = pin_to_cpu(!tlb.self) ?: poke("1");
 	if (read(tlb.poke_go[0], &c, 1) != 1)
 		tlb.poke_err[1] = EPIPE;
 	tlb.poke_err[1] = tlb.poke_err[1] ?: poke("2");
 	return NULL;
 }
 
-/*
- * What dynamic_stack/park says of the last park: same address, same page,
- * mapped now; 0 or 1 each, or -1 if it cannot tell.
- */
-static void park_state(int *addr, int *page, int *mapped)
-{
-	FILE *f = fopen(PARK_PATH, "r");
-
-	*addr = *page = *mapped = -1;
-	if (f && fscanf(f, "address %d page %d mapped %d", addr, page,
-			mapped) != 3)
-		*addr = *page = *mapped = -1;
-	if (f)
-		fclose(f);
-}
-
 static void *tlb_parker(void *arg)
 {
-	int err, addr, mapped;
+	struct park_state ps;
+	int err;
 	char c;
 
 	(void)arg;
-	err = pin_to_cpu(0);
+	err = pin_to_cpu(tlb.self);
 	tlb.park_err[0] = err ?: write_file(PARK_PATH, PARK_DEPTH);
 	pthread_barrier_wait(&tlb.parked);
 	if (read(tlb.pipe[0], &c, 1) != 1)
 		err = EPIPE;
 	tlb.park_err[1] = err ?: write_file(PARK_PATH, PARK_DEPTH);
 	/* Only an object at the same address tells about the page. */
-	park_state(&addr, &tlb.park_page, &mapped);
-	if (addr != 1) {
+	park_state(&ps);
+	tlb.park_page = ps.addr == 1 ? ps.page : -1;
+	if (ps.addr != 1)
 		ktap_diag("park: the second object is not where the first was");
-		tlb.park_page = -1;
-	}
 	/* Asleep while the batch ends, then deep again: intact frames. */
 	pthread_barrier_wait(&tlb.parked);
 	if (read(tlb.pipe[0], &c, 1) != 1)
@@ -327,11 +333,42 @@ static void *tlb_reclaim(void *arg)
 	return NULL;
 }
 
+/* Polls dynamic_stack/park until @done says so: 0, or ETIMEDOUT after @s s. */
+static int park_wait(int (*done)(const struct park_state *), int s)
+{
+	struct park_state ps;
+	int i;
+
+	for (i = 0; i < s * 200 && !atomic_load(&tlb.reclaimed); i++) {
+		park_state(&ps);
+		if (done(&ps))
+			return 0;
+		usleep(5000);
+	}
+	return ETIMEDOUT;
+}
+
+static int unmapped(const struct park_state *ps) { return ps->mapped == 0; }
+static int parked(const struct park_state *ps) { return ps->parked == 1; }
+
+/* The window closes: the batch flushes, and its second pass runs. */
+static int tlb_close(const char *delay)
+{
+	/* Still in the window? The batch holds it for FLUSH_HOLD ms at most. */
+	int err = atomic_load(&tlb.reclaimed) ? ETIME : 0;
+
+	if (err)
+		ktap_diag("the batch flushed before the test closed its window");
+	write_file(delay, "0");
+	close(tlb.go[1]);
+	return err;
+}
+
 static void *tlb_window(void *arg)
 {
 	const char *delay = "/sys/kernel/debug/dynamic_stack/flush_delay_ms";
-	int i, err, addr, page, mapped = -1;
 	pthread_t parker, poker, reclaim;
+	int i, err, closed = 0;
 
 	(void)arg;
 	/*
@@ -369,36 +406,31 @@ static void *tlb_window(void *arg)
 	 * is 0 again. A batch that missed the parker holds its window too,
 	 * FLUSH_HOLD ms at most, and the next one trims it: 60 s at most.
 	 */
-	for (i = 0; !err && i < 12000 && !atomic_load(&tlb.reclaimed); i++) {
-		park_state(&addr, &page, &mapped);
-		if (!mapped)
-			break;
-		usleep(5000);
-	}
-	if (!err && mapped) {
-		ktap_diag("the batch did not trim the parked thread (mapped: %d)",
-			  mapped);
+	if (!err && park_wait(unmapped, 60)) {
+		ktap_diag("the batch did not trim the parked thread");
 		err = ESRCH;
 	}
-	if (write(tlb.pipe[1], "x", 1) != 1 || write(tlb.poke_go[1], "x", 1) != 1)
+	if (write(tlb.pipe[1], "x", 1) != 1)
+		err = err ?: EPIPE;
+	if (tlb.self) {
+		/* Parked again on CPU 1: the second pass runs meanwhile. */
+		if (!err && park_wait(parked, 10))
+			err = ETIMEDOUT;
+		err = tlb_close(delay) ?: err;
+		closed = 1;
+		pthread_join(reclaim, NULL);
+	}
+	if (write(tlb.poke_go[1], "x", 1) != 1)
 		err = err ?: EPIPE;
 	pthread_barrier_wait(&tlb.parked);
 	pthread_join(poker, NULL);
-	/* Still in the window? The batch holds it for FLUSH_HOLD ms at most. */
-	if (!err && atomic_load(&tlb.reclaimed)) {
-		ktap_diag("the batch flushed before the second poke");
-		err = ETIME;
+	if (!closed) {
+		err = tlb_close(delay) ?: err;
+		pthread_join(reclaim, NULL);
 	}
-	/*
-	 * The window closes: the batch flushes, and its second pass frees
-	 * what the parker, asleep again, did not map again. What is
-	 * accounted must be what the page tables map.
-	 */
-	write_file(delay, "0");
-	close(tlb.go[1]);
-	pthread_join(reclaim, NULL);
 	err = err ?: tlb.reclaim_err;
 	ktap_diag("the reclaim took %ld ms", tlb.reclaim_ms);
+	/* The parker asleep: what is accounted is what is mapped. */
 	if (!stack_pages_agree("after the batch, the parker asleep"))
 		err = err ?: EBADE;
 	if (write(tlb.pipe[1], "x", 1) != 1)
@@ -424,18 +456,21 @@ enum ktap_result test_reclaim_tlb_window(void)
 		ktap_diag("needs 2 CPUs");
 		return KTAP_FAIL;
 	}
-	for (i = 0; i < TLB_ROUNDS && !err; i++) {
+	for (i = 0; i < 2 * TLB_ROUNDS && !err; i++) {
 		memset(&tlb, 0, sizeof(tlb));
+		tlb.self = i & 1;
 		if (pthread_create(&t, NULL, tlb_window, NULL))
 			return KTAP_FAIL;
 		pthread_join(t, &ret);
 		err = (int)(long)ret;
-		ktap_diag("round %d: park %s, poke %s; park %s, poke %s in the window; same page: %s",
-			  i + 1, strerror(tlb.park_err[0]), strerror(tlb.poke_err[0]),
+		ktap_diag("round %d (%s): park %s, poke %s; park %s, poke %s; same page: %s; %s",
+			  i + 1, tlb.self ? "self" : "remote",
+			  strerror(tlb.park_err[0]), strerror(tlb.poke_err[0]),
 			  strerror(tlb.park_err[1]), strerror(tlb.poke_err[1]),
-			  tlb.park_page == 1 ? "yes" : tlb.park_page ? "unknown" : "no");
+			  tlb.park_page == 1 ? "yes" : tlb.park_page ? "unknown" : "no",
+			  strerror(err));
 		if (!err && tlb.park_err[1] == EIO)
-			ktap_diag("round %d: CPU 1 wrote to another page than the thread's, through a stale TLB entry",
+			ktap_diag("round %d: the poke went to another page than the thread's, through a stale TLB entry",
 				  i + 1);
 		err = err ?: tlb.park_err[0] ?: tlb.poke_err[0] ?:
 		      tlb.park_err[1] ?: tlb.poke_err[1];
