@@ -1,8 +1,9 @@
 #!/bin/sh
 # usage: build.sh ARCH VARIANT
 #
-# Configures tinyconfig + configs/{common,ARCH,VARIANT}.config (and
-# configs/dynamic.config below VARIANT's for a variant of it) and builds
+# Configures tinyconfig + configs/{common,ARCH,TREE}.config and, for a
+# VARIANT that is not its TREE (scripts/common.sh: variant_tree),
+# configs/VARIANT.config (NAME.config for NAME-baseline), and builds
 # the kernel out of tree in $CACHE/build/ARCH-VARIANT with ccache; prints
 # the image path. Nothing is rebuilt when the source commit, the fragments
 # and the compiler are what the last successful build used.
@@ -27,7 +28,7 @@ if [ -z "${DYNSTACK_BUILD_LOCKED:-}" ]; then
 fi
 unset DYNSTACK_BUILD_LOCKED
 frags="$TOP/configs/common.config $TOP/configs/$arch.config $TOP/configs/$tree.config"
-[ "$variant" = "$tree" ] || frags="$frags $TOP/configs/$variant.config"
+[ "$variant" = "$tree" ] || frags="$frags $TOP/configs/${variant%-baseline}.config"
 cc=${CROSS_COMPILE}gcc
 key=$( (git -C "$src" rev-parse HEAD; cat $frags; $cc --version | head -n 1) |
 	sha256sum | cut -d' ' -f1)

@@ -54,13 +54,24 @@ check_variant() {
 	esac
 }
 
-# variant_tree VARIANT: the tree VARIANT builds from. Every variant but the
-# baseline is the dynamic kernel, with configs/VARIANT.config on top of
-# configs/dynamic.config, and boots with tests/guest/dynamic.cmdline.
+# variant_tree VARIANT: the tree VARIANT builds from. The baseline and
+# NAME-baseline (the twin of variant NAME, with configs/NAME.config) are
+# the unpatched kernel; every other variant is the dynamic kernel, with
+# configs/VARIANT.config on top of configs/dynamic.config. A variant boots
+# with tests/guest/TREE.cmdline.
 variant_tree() {
 	case $1 in
-	baseline) echo baseline ;;
+	baseline | *-baseline) echo baseline ;;
 	*) echo dynamic ;;
+	esac
+}
+
+# variant_baseline VARIANT: the baseline a dynamic variant is held against:
+# its twin NAME-baseline where boot/ARCH.conf has one, else the baseline.
+variant_baseline() {
+	case " $ARCH_VARIANTS " in
+	*" $1-baseline "*) echo "$1-baseline" ;;
+	*) echo baseline ;;
 	esac
 }
 

@@ -46,7 +46,13 @@ static const struct ktap_case dynamic_cases[] = {
 	{ "memcg_kernel_stack_reclaim",	test_memcg_reclaim },
 	{ "reclaim_under_stress",	test_reclaim_stress },
 	{ "reclaim_tlb_window",		test_reclaim_tlb_window },
+	{ "reclaim_stack_reader",	test_reclaim_stack_reader },
 	{ "growth_under_irq_storm",	test_irq_storm },
+};
+
+/* Run on a kernel with kmemleak (the debug variants). */
+static const struct ktap_case kmemleak_cases[] = {
+	{ "kmemleak_scan",		test_kmemleak_scan },
 };
 
 /*
@@ -113,7 +119,8 @@ static void init_seed(void)
 
 int main(void)
 {
-	struct ktap_case all[ARRAY_SIZE(cases) + ARRAY_SIZE(dynamic_cases)];
+	struct ktap_case all[ARRAY_SIZE(cases) + ARRAY_SIZE(dynamic_cases) +
+			     ARRAY_SIZE(kmemleak_cases)];
 	size_t n = ARRAY_SIZE(cases);
 
 	setup_console();
@@ -127,6 +134,10 @@ int main(void)
 	if (env_double("DYNAMIC_STACK", 0) == 1) {
 		memcpy(all + n, dynamic_cases, sizeof(dynamic_cases));
 		n += ARRAY_SIZE(dynamic_cases);
+	}
+	if (!access("/sys/kernel/debug/kmemleak", F_OK)) {
+		memcpy(all + n, kmemleak_cases, sizeof(kmemleak_cases));
+		n += ARRAY_SIZE(kmemleak_cases);
 	}
 	if (getenv("LKDTM")) {
 		/* Nothing follows: the report the harness expects is the result. */

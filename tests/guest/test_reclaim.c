@@ -11,7 +11,9 @@
  * - a thread that a batch trimmed and that grows again before the batch
  *   has flushed every CPU's TLB gets the same pages back, and reads what
  *   another CPU writes to its stack through an entry that CPU's TLB may
- *   still hold.
+ *   still hold;
+ * - a read of a sleeping thread's stack by another (stack_not_used())
+ *   keeps reclaim off that stack until the read is over.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -477,4 +479,119 @@ enum ktap_result test_reclaim_tlb_window(void)
 		failed += err || tlb.park_page != 1;
 	}
 	return failed ? KTAP_FAIL : KTAP_PASS;
+}
+
+/*
+ * A reader of another thread's stack (stack_not_used(), as sched_show_task()
+ * and the hung-task report call it; kmemleak reads the same way) finds the
+ * floor of what is mapped, then reads up to the top. dynamic_stack/not_used
+ * holds such a read open for READER_HOLD_MS after the floor is found, on a
+ * thread asleep after a deep excursion, and reclaim runs meanwhile: it must
+ * leave that stack alone (a trim would unmap pages the reader is about to
+ * read, an oops), and trim it once the read is over.
+ */
+#define READER_PATH	"/sys/kernel/debug/dynamic_stack/not_used"
+#define READER_HOLD_MS	2000
+
+/* What a read through dynamic_stack/not_used found */
+struct stack_read {
+	long not_used, before, after;
+};
+
+static struct {
+	pid_t tid;
+	int pipe[2], target_err, read_err;
+	pthread_barrier_t grown;
+	struct stack_read held;
+	atomic_int read_done;
+} rd;
+
+static int stack_read(pid_t tid, int ms, struct stack_read *sr)
+{
+	char s[32];
+	FILE *f;
+	int err;
+
+	snprintf(s, sizeof(s), "%d %d", (int)tid, ms);
+	err = write_file(READER_PATH, s);
+	if (err)
+		return err;
+	f = fopen(READER_PATH, "r");
+	if (!f || fscanf(f, "not_used %ld mapped %ld %ld", &sr->not_used,
+			 &sr->before, &sr->after) != 3)
+		err = EIO;
+	if (f)
+		fclose(f);
+	return err;
+}
+
+static void *reader_target(void *arg)
+{
+	char c;
+
+	(void)arg;
+	rd.tid = gettid();
+	rd.target_err = consume(EXCURSION);
+	pthread_barrier_wait(&rd.grown);
+	if (read(rd.pipe[0], &c, 1) != 1)
+		rd.target_err = rd.target_err ?: EPIPE;
+	rd.target_err = rd.target_err ?: consume(EXCURSION);
+	return NULL;
+}
+
+static void *reader(void *arg)
+{
+	(void)arg;
+	rd.read_err = stack_read(rd.tid, READER_HOLD_MS, &rd.held);
+	atomic_store(&rd.read_done, 1);
+	return NULL;
+}
+
+enum ktap_result test_reclaim_stack_reader(void)
+{
+	const char *refresh = "/proc/sys/vm/stat_refresh";
+	struct stack_read later = { -1, -1, -1 };
+	int err, in_time, woken;
+	pthread_t target, r;
+
+	memset(&rd, 0, sizeof(rd));
+	rd.held.before = rd.held.after = -1;
+	if (pipe(rd.pipe))
+		return KTAP_FAIL;
+	pthread_barrier_init(&rd.grown, NULL, 2);
+	if (pthread_create(&target, NULL, reader_target, NULL))
+		return KTAP_FAIL;
+	pthread_barrier_wait(&rd.grown);
+	usleep(100000);		/* asleep in read() */
+	err = pthread_create(&r, NULL, reader, NULL) ? EAGAIN : 0;
+	if (!err) {
+		usleep(200000);	/* the read is held open */
+		err = write_file(refresh, "1") ?: drop_slab();
+		in_time = !atomic_load(&rd.read_done);
+		pthread_join(r, NULL);
+		if (!in_time) {
+			ktap_diag("the read ended before reclaim did");
+			err = err ?: ETIME;
+		}
+		/* The read is over: now reclaim trims the stack. */
+		err = err ?: rd.read_err ?: write_file(refresh, "1") ?:
+		      drop_slab() ?: stack_read(rd.tid, 0, &later);
+	}
+	woken = write(rd.pipe[1], "x", 1) == 1;
+	pthread_join(target, NULL);
+	close(rd.pipe[0]);
+	close(rd.pipe[1]);
+	pthread_barrier_destroy(&rd.grown);
+
+	ktap_diag("held read: not_used %ld; %ld pages mapped before, %ld after reclaim ran (%s)",
+		  rd.held.not_used, rd.held.before, rd.held.after,
+		  strerror(rd.read_err));
+	ktap_diag("after the read, reclaim left %ld pages; woken: %s, grew again: %s; %s",
+		  later.before, woken ? "yes" : "no", strerror(rd.target_err),
+		  strerror(err));
+	if (err || !woken || rd.target_err || rd.held.before < 3 ||
+	    rd.held.after != rd.held.before || later.before < 0 ||
+	    later.before >= rd.held.before)
+		return KTAP_FAIL;
+	return KTAP_PASS;
 }

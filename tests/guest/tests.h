@@ -17,10 +17,12 @@ enum ktap_result test_user_read_kernel_stack(void);
 enum ktap_result test_reclaim_sleeping(void);
 enum ktap_result test_reclaim_stress(void);
 enum ktap_result test_reclaim_tlb_window(void);
+enum ktap_result test_reclaim_stack_reader(void);
 enum ktap_result test_irq_storm(void);
 enum ktap_result test_memcg_kernel_stack(void);
 enum ktap_result test_memcg_reclaim(void);
 enum ktap_result test_cpu_hotplug(void);
+enum ktap_result test_kmemleak_scan(void);
 
 /* The benchmarks (BENCH= on the command line), as one KTAP document. */
 int bench_run(void);
