@@ -297,8 +297,30 @@ symbols_link_check() {
 logs=$(ls tests/host/ktap/*.log | wc -l)
 complaints=$(grep -c "^[^#].*$TAB" tests/complaints)
 echo "KTAP version 1"
-echo "1..$((25 + logs + complaints))"
+echo "1..$((26 + logs + complaints))"
+# Each variant's tree, fragments and baseline: NAME-baseline is the
+# baseline with configs/NAME.config, the twin NAME is held against.
+variant_roles() {
+	# common.sh finds the tree from $0: run as a script of scripts/.
+	# shellcheck disable=SC2016
+	sh -c '. "$0.sh" || exit 1
+	for v in $VARIANTS; do
+		t=$(variant_tree "$v")
+		[ -f "configs/$t.config" ] || { echo "$v: no configs/$t.config"; exit 1; }
+		[ "$v" = "$t" ] || [ -f "configs/${v%-baseline}.config" ] ||
+			{ echo "$v: no configs/${v%-baseline}.config"; exit 1; }
+	done
+	t=$(variant_tree debug-baseline)
+	b=$(check_arch x86_64 && variant_baseline debug)
+	d=$(check_arch x86_64 && variant_baseline dynamic)
+	[ "$t $b $d" = "baseline debug-baseline baseline" ] || {
+		echo "debug-baseline tree, debug and dynamic baselines: $t $b $d"
+		exit 1
+	}' "$TOP/scripts/common"
+}
+
 check shell_syntax shell_syntax
+check variant_roles variant_roles
 check shellcheck shellcheck_clean
 check series_consistent series_consistent
 check readme_links readme_links
