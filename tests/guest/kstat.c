@@ -208,36 +208,48 @@ int stack_base(char base[STACK_BASE_LEN])
 	return ret;
 }
 
-long stack_present(void)
+/* The pages of dynamic_stack/present, and those it says are parked */
+static long stack_present_parked(long *parked)
 {
 	FILE *f = fopen("/sys/kernel/debug/dynamic_stack/present", "r");
 	long pages = -1, tasks;
 
+	*parked = 0;
 	if (!f)
 		return -1;
-	if (fscanf(f, "pages %ld tasks %ld", &pages, &tasks) != 2)
+	if (fscanf(f, "pages %ld tasks %ld parked %ld", &pages, &tasks,
+		   parked) != 3)
 		pages = -1;
 	fclose(f);
 	return pages;
 }
 
+long stack_present(void)
+{
+	long parked;
+
+	return stack_present_parked(&parked);
+}
+
 int stack_pages_agree(const char *what)
 {
-	long kib = -1, before = -1, after = -1;
+	long kib = -1, before = -1, after = -1, parked = 0, p0;
 	int i;
 
 	for (i = 0; i < 50; i++) {
 		if (i)
 			usleep(20000);
-		before = stack_present();
+		before = stack_present_parked(&p0);
 		kib = vmstat_read("nr_kernel_stack");
-		after = stack_present();
-		if (before >= 0 && before == after && kib == before * 4)
+		after = stack_present_parked(&parked);
+		if (before >= 0 && before == after && p0 == parked &&
+		    kib == (before + parked) * 4)
 			break;
 	}
-	ktap_diag("%s: nr_kernel_stack %ld KiB, page tables map %ld pages (%ld KiB) of task stacks",
-		  what, kib, after, after * 4);
-	return before >= 0 && before == after && kib == before * 4;
+	ktap_diag("%s: nr_kernel_stack %ld KiB, page tables map %ld pages (%ld KiB) of task stacks, %ld more are parked",
+		  what, kib, after, after * 4, parked);
+	return before >= 0 && before == after && p0 == parked &&
+	       kib == (before + parked) * 4;
 }
 
 /*

@@ -61,10 +61,11 @@ int stack_base(char base[STACK_BASE_LEN]);
 long stack_present(void);
 
 /*
- * Whether nr_kernel_stack is what stack_present() counts, to the page:
- * tries for a while (tasks that start or exit meanwhile, a running task's
- * pages accounted when it next leaves the CPU) and reports what it saw,
- * with @what, as KTAP diagnostics.
+ * Whether nr_kernel_stack is what stack_present() counts, to the page,
+ * with the pages reclaim parked (unmapped, still accounted to a task that
+ * was on a CPU when the batch ended): tries for a while (tasks that start
+ * or exit meanwhile, a running task's pages accounted when it next leaves
+ * the CPU) and reports what it saw, with @what, as KTAP diagnostics.
  */
 int stack_pages_agree(const char *what);
 
