@@ -108,7 +108,7 @@ boot: deps $(if $(INITRD),,$(call INITRAMFS,$(ARCH)))
 	@boot/qemu.sh $(ARCH) "$$(scripts/build.sh $(ARCH) $(VARIANT))" \
 		$(or $(INITRD),$(call INITRAMFS,$(ARCH))) \
 		$(RESULTS)/$(ARCH)-$(VARIANT).boot.log \
-		$$(cat tests/guest/$(if $(filter baseline,$(VARIANT)),baseline,dynamic).cmdline) \
+		$$(cat tests/guest/$(if $(filter baseline %-baseline,$(VARIANT)),baseline,dynamic).cmdline) \
 		$(if $(TESTS),TESTS=$(TESTS) kunit.filter_glob=$(TESTS)) $(CMDLINE)
 
 review: deps

@@ -486,12 +486,13 @@ enum ktap_result test_reclaim_tlb_window(void)
  * and the hung-task report call it; kmemleak reads the same way) finds the
  * floor of what is mapped, then reads up to the top. dynamic_stack/not_used
  * holds such a read open for READER_HOLD_MS after the floor is found, on a
- * thread asleep after a deep excursion, and reclaim runs meanwhile: it must
- * leave that stack alone (a trim would unmap pages the reader is about to
- * read, an oops), and trim it once the read is over.
+ * thread asleep after a deep excursion, and reclaim runs meanwhile, once
+ * the reader sleeps in that hold: it must leave that stack alone (a trim
+ * would unmap pages the reader is about to read, an oops), and trim it
+ * once the read is over.
  */
 #define READER_PATH	"/sys/kernel/debug/dynamic_stack/not_used"
-#define READER_HOLD_MS	2000
+#define READER_HOLD_MS	5000
 
 /* What a read through dynamic_stack/not_used found */
 struct stack_read {
@@ -499,7 +500,7 @@ struct stack_read {
 };
 
 static struct {
-	pid_t tid;
+	pid_t tid, reader_tid;
 	int pipe[2], target_err, read_err;
 	pthread_barrier_t grown;
 	struct stack_read held;
@@ -539,9 +540,46 @@ static void *reader_target(void *arg)
 	return NULL;
 }
 
+/* The state letter of thread @tid (/proc/self/task/TID/stat), or 0. */
+static char thread_state(pid_t tid)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	if (f)
+		fclose(f);
+	return state;
+}
+
+/*
+ * Waits, 10 s at most, until the reader sleeps in its hold (msleep(): D)
+ * and still does 100 ms later.
+ */
+static int reader_holding(void)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (atomic_load(&rd.read_done))
+			return ETIME;
+		if (rd.reader_tid && thread_state(rd.reader_tid) == 'D') {
+			usleep(100000);
+			if (thread_state(rd.reader_tid) == 'D')
+				return 0;
+		}
+		usleep(10000);
+	}
+	return ETIMEDOUT;
+}
+
 static void *reader(void *arg)
 {
 	(void)arg;
+	rd.reader_tid = gettid();
 	rd.read_err = stack_read(rd.tid, READER_HOLD_MS, &rd.held);
 	atomic_store(&rd.read_done, 1);
 	return NULL;
@@ -565,8 +603,11 @@ enum ktap_result test_reclaim_stack_reader(void)
 	usleep(100000);		/* asleep in read() */
 	err = pthread_create(&r, NULL, reader, NULL) ? EAGAIN : 0;
 	if (!err) {
-		usleep(200000);	/* the read is held open */
-		err = write_file(refresh, "1") ?: drop_slab();
+		err = reader_holding();
+		if (err)
+			ktap_diag("the reader did not hold its read: %s",
+				  strerror(err));
+		err = err ?: write_file(refresh, "1") ?: drop_slab();
 		in_time = !atomic_load(&rd.read_done);
 		pthread_join(r, NULL);
 		if (!in_time) {
@@ -578,9 +619,9 @@ enum ktap_result test_reclaim_stack_reader(void)
 		      drop_slab() ?: stack_read(rd.tid, 0, &later);
 	}
 	woken = write(rd.pipe[1], "x", 1) == 1;
+	close(rd.pipe[1]);	/* EOF wakes the target if the write failed */
 	pthread_join(target, NULL);
 	close(rd.pipe[0]);
-	close(rd.pipe[1]);
 	pthread_barrier_destroy(&rd.grown);
 
 	ktap_diag("held read: not_used %ld; %ld pages mapped before, %ld after reclaim ran (%s)",
