@@ -36,7 +36,8 @@
 
 static pthread_barrier_t asleep;
 static int wake_pipe[2], dynamic;
-static atomic_int scanning;
+/* The scans run; then the trimmer has stopped, and the last excursion */
+static atomic_int scanning, last;
 
 static void *deep_sleeper(void *arg)
 {
@@ -48,6 +49,8 @@ static void *deep_sleeper(void *arg)
 		*err = consume(DEEP_BYTES);
 		usleep(2000);
 	}
+	while (!atomic_load(&last))
+		usleep(1000);
 	if (dynamic && !*err)
 		*err = consume(DEEP_BYTES);
 	pthread_barrier_wait(&asleep);
@@ -85,6 +88,7 @@ enum ktap_result test_kmemleak_scan(void)
 	if (pipe(wake_pipe))
 		return KTAP_FAIL;
 	pthread_barrier_init(&asleep, NULL, NR_DEEP + 1);
+	atomic_store(&last, 0);
 	atomic_store(&scanning, 1);
 	for (i = 0; i < NR_DEEP; i++) {
 		if (pthread_create(&t[i], NULL, deep_sleeper, &errs[i])) {
@@ -100,6 +104,8 @@ enum ktap_result test_kmemleak_scan(void)
 	atomic_store(&scanning, 0);
 	if (trimming)
 		pthread_join(trim, NULL);
+	/* No reclaim from here until the stacks are measured. */
+	atomic_store(&last, 1);
 	pthread_barrier_wait(&asleep);
 	usleep(100000);		/* asleep in read() */
 	/* kmemleak let go of every stack: reclaim takes what they grew. */
