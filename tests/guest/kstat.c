@@ -69,6 +69,44 @@ long count_tasks(void)
 	return n;
 }
 
+long task_ids(long *ids, long max)
+{
+	struct dirent *p, *t;
+	char path[300];
+	long n = 0;
+	DIR *proc, *task;
+
+	proc = opendir("/proc");
+	if (!proc)
+		return -1;
+	while ((p = readdir(proc))) {
+		if (p->d_name[0] < '0' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
+		task = opendir(path);
+		if (!task)
+			continue;	/* exited meanwhile */
+		while ((t = readdir(task)) && n < max)
+			if (t->d_name[0] != '.')
+				ids[n++] = atol(t->d_name);
+		closedir(task);
+	}
+	closedir(proc);
+	return n;
+}
+
+long ids_missing(const long *a, long na, const long *b, long nb)
+{
+	long i, j, missing = 0;
+
+	for (i = 0; i < na; i++) {
+		for (j = 0; j < nb && b[j] != a[i]; j++)
+			;
+		missing += j == nb;
+	}
+	return missing;
+}
+
 int kstack_snapshot(struct kstack_snapshot *s)
 {
 	int tries;

@@ -21,6 +21,7 @@
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 #define NR_LOADERS	8
 #define CYCLES		10
+#define MAX_IDS		4096
 
 static int grow;
 
@@ -48,6 +49,8 @@ enum ktap_result test_cpu_hotplug(void)
 	struct kstack_snapshot before, after = { 0, 0 };
 	struct churn loaders[NR_LOADERS];
 	long faults_before = 0, faults_after = 0, threads = 0, errors = 0;
+	static long ids_before[MAX_IDS], ids_after[MAX_IDS];
+	long nr_ids_before, nr_ids_after = -1, gone = -1, new = -1, kib;
 	int i, cycles = 0, settled = 0, cpu1_err = -1;
 	atomic_int stop = 0;
 	pthread_t t;
@@ -62,6 +65,7 @@ enum ktap_result test_cpu_hotplug(void)
 	if (kstack_snapshot(&before))
 		return KTAP_FAIL;
 	faults_before = grow ? vmstat_read("nr_dynamic_stacks_faults") : 0;
+	nr_ids_before = task_ids(ids_before, MAX_IDS);
 
 	for (i = 0; i < NR_LOADERS; i++) {
 		loaders[i] = (struct churn){ .cpu = -1, .grow = grow,
@@ -93,17 +97,29 @@ enum ktap_result test_cpu_hotplug(void)
 		if (kstack_snapshot(&after))
 			continue;
 		faults_after = grow ? vmstat_read("nr_dynamic_stacks_faults") : 0;
-		/* A kernel thread that exited took its faulted pages along. */
-		settled = kstack_accounted(&before, &after, lo, thread_kib()) &&
-			  faults_after - faults_before >=
-				min_l(after.tasks - before.tasks, 0) * thread_kib() &&
-			  faults_after - faults_before <=
-				max_l(after.tasks - before.tasks, 0) * thread_kib();
+		/*
+		 * Kernel threads (kworkers) exit and start meanwhile, as
+		 * many as they like: one that exited took its pages along,
+		 * one that started brought at least its first page, and at
+		 * most THREAD_SIZE each.
+		 */
+		nr_ids_after = task_ids(ids_after, MAX_IDS);
+		gone = ids_missing(ids_before, nr_ids_before, ids_after,
+				   nr_ids_after);
+		new = ids_missing(ids_after, nr_ids_after, ids_before,
+				  nr_ids_before);
+		kib = after.kib - before.kib;
+		settled = nr_ids_before > 0 && nr_ids_after > 0 &&
+			  new - gone == after.tasks - before.tasks &&
+			  kib >= new * lo - gone * thread_kib() &&
+			  kib <= new * thread_kib() - gone * lo &&
+			  faults_after - faults_before >= -gone * thread_kib() &&
+			  faults_after - faults_before <= new * thread_kib();
 	}
 	ktap_diag("%d offline/online cycles of CPU 1, %ld threads, %ld errors",
 		  cycles, threads, errors);
-	ktap_diag("nr_kernel_stack %ld KiB with %ld tasks -> %ld KiB with %ld tasks",
-		  before.kib, before.tasks, after.kib, after.tasks);
+	ktap_diag("nr_kernel_stack %ld KiB with %ld tasks -> %ld KiB with %ld tasks (%ld gone, %ld new)",
+		  before.kib, before.tasks, after.kib, after.tasks, gone, new);
 	if (grow)
 		ktap_diag("nr_dynamic_stacks_faults %ld -> %ld KiB",
 			  faults_before, faults_after);
