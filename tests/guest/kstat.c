@@ -46,27 +46,7 @@ long vmstat_read(const char *name)
 
 long count_tasks(void)
 {
-	struct dirent *p, *t;
-	char path[300];
-	long n = 0;
-	DIR *proc, *task;
-
-	proc = opendir("/proc");
-	if (!proc)
-		return -1;
-	while ((p = readdir(proc))) {
-		if (p->d_name[0] < '0' || p->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
-		task = opendir(path);
-		if (!task)
-			continue;	/* exited meanwhile */
-		while ((t = readdir(task)))
-			n += t->d_name[0] != '.';
-		closedir(task);
-	}
-	closedir(proc);
-	return n;
+	return task_ids(NULL, 0);
 }
 
 long task_ids(long *ids, long max)
@@ -86,9 +66,13 @@ long task_ids(long *ids, long max)
 		task = opendir(path);
 		if (!task)
 			continue;	/* exited meanwhile */
-		while ((t = readdir(task)) && n < max)
-			if (t->d_name[0] != '.')
-				ids[n++] = atol(t->d_name);
+		while ((t = readdir(task))) {
+			if (t->d_name[0] == '.')
+				continue;
+			if (ids && n < max)
+				ids[n] = atol(t->d_name);
+			n++;
+		}
 		closedir(task);
 	}
 	closedir(proc);

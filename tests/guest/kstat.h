@@ -13,8 +13,9 @@ long vmstat_read(const char *name);
 long count_tasks(void);
 
 /*
- * The ids of the tasks (threads) in the system, at most @max, in @ids:
- * returns how many, or -1. ids_missing() counts those of @a not in @b.
+ * The ids of the tasks (threads) in the system, at most @max, in @ids
+ * (none if @ids is NULL): returns how many tasks there are, or -1.
+ * ids_missing() counts those of @a not in @b.
  */
 long task_ids(long *ids, long max);
 long ids_missing(const long *a, long na, const long *b, long nb);

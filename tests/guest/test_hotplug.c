@@ -65,7 +65,7 @@ enum ktap_result test_cpu_hotplug(void)
 	if (kstack_snapshot(&before))
 		return KTAP_FAIL;
 	faults_before = grow ? vmstat_read("nr_dynamic_stacks_faults") : 0;
-	nr_ids_before = task_ids(ids_before, MAX_IDS);
+	nr_ids_before = min_l(task_ids(ids_before, MAX_IDS), MAX_IDS);
 
 	for (i = 0; i < NR_LOADERS; i++) {
 		loaders[i] = (struct churn){ .cpu = -1, .grow = grow,
@@ -103,7 +103,7 @@ enum ktap_result test_cpu_hotplug(void)
 		 * one that started brought at least its first page, and at
 		 * most THREAD_SIZE each.
 		 */
-		nr_ids_after = task_ids(ids_after, MAX_IDS);
+		nr_ids_after = min_l(task_ids(ids_after, MAX_IDS), MAX_IDS);
 		gone = ids_missing(ids_before, nr_ids_before, ids_after,
 				   nr_ids_after);
 		new = ids_missing(ids_after, nr_ids_after, ids_before,
