@@ -134,6 +134,11 @@ int main(void)
 	if (env_double("DYNAMIC_STACK", 0) == 1) {
 		memcpy(all + n, dynamic_cases, sizeof(dynamic_cases));
 		n += ARRAY_SIZE(dynamic_cases);
+		/*
+		 * No case may leave a page of a task stack unaccounted, or
+		 * accounted after it was freed.
+		 */
+		ktap_check_after_each(stack_pages_check);
 	}
 	if (!access("/sys/kernel/debug/kmemleak", F_OK)) {
 		memcpy(all + n, kmemleak_cases, sizeof(kmemleak_cases));

@@ -253,25 +253,47 @@ long stack_present(void)
 	return stack_present_parked(&parked);
 }
 
-int stack_pages_agree(const char *what)
+/*
+ * Whether nr_kernel_stack counts the pages that the page tables map in task
+ * stacks and the parked ones, read twice the same; tried for up to @tries
+ * times 20 ms, for stacks that grew since their task last left its CPU.
+ */
+static int pages_agree(int tries, long *kib, long *pages, long *parked)
 {
-	long kib = -1, before = -1, after = -1, parked = 0, p0;
-	int i;
+	long before = -1, p0 = 0;
+	int i, agree = 0;
 
-	for (i = 0; i < 50; i++) {
+	for (i = 0; i < tries && !agree; i++) {
 		if (i)
 			usleep(20000);
 		before = stack_present_parked(&p0);
-		kib = vmstat_read("nr_kernel_stack");
-		after = stack_present_parked(&parked);
-		if (before >= 0 && before == after && p0 == parked &&
-		    kib == (before + parked) * 4)
-			break;
+		*kib = vmstat_read("nr_kernel_stack");
+		*pages = stack_present_parked(parked);
+		agree = before >= 0 && before == *pages && p0 == *parked &&
+			*kib == (before + *parked) * 4;
 	}
+	return agree;
+}
+
+int stack_pages_agree(const char *what)
+{
+	long kib, pages, parked;
+	int agree = pages_agree(50, &kib, &pages, &parked);
+
 	ktap_diag("%s: nr_kernel_stack %ld KiB, page tables map %ld pages (%ld KiB) of task stacks, %ld more are parked",
-		  what, kib, after, after * 4, parked);
-	return before >= 0 && before == after && p0 == parked &&
-	       kib == (before + parked) * 4;
+		  what, kib, pages, pages * 4, parked);
+	return agree;
+}
+
+int stack_pages_check(void)
+{
+	long kib, pages, parked;
+
+	if (pages_agree(100, &kib, &pages, &parked))
+		return 0;
+	ktap_diag("afterwards, nr_kernel_stack %ld KiB disagrees with the task stacks: the page tables map %ld pages (%ld KiB), %ld more are parked",
+		  kib, pages, pages * 4, parked);
+	return -1;
 }
 
 /*

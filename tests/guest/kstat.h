@@ -77,6 +77,12 @@ long stack_present(void);
  */
 int stack_pages_agree(const char *what);
 
+/*
+ * The same, quiet when they agree (for up to 2 s): 0, or -1 after a
+ * diagnostic that says what disagrees.
+ */
+int stack_pages_check(void);
+
 /* Free pages, with those on the per-CPU lists, in KiB, or -1. */
 long free_kib(void);
 

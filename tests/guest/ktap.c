@@ -149,6 +149,13 @@ int ktap_count_selected(const char *suite, const struct ktap_case *cases, int n)
 	return selected;
 }
 
+static int (*after_each)(void);
+
+void ktap_check_after_each(int (*check)(void))
+{
+	after_each = check;
+}
+
 int ktap_run_suite(const char *suite, const struct ktap_case *cases, int n)
 {
 	int i, failed = 0, selected = ktap_count_selected(suite, cases, n);
@@ -163,6 +170,8 @@ int ktap_run_suite(const char *suite, const struct ktap_case *cases, int n)
 			continue;
 		watchdog_case(cases[i].name);
 		r = cases[i].run();
+		if (r != KTAP_SKIP && after_each && after_each())
+			r = KTAP_FAIL;
 		watchdog_case(NULL);
 		ktap_result(cases[i].name, r, NULL);
 		failed += r == KTAP_FAIL;

@@ -59,6 +59,13 @@ int ktap_selected(const char *name);
  */
 int ktap_run_suite(const char *suite, const struct ktap_case *cases, int n);
 
+/*
+ * An invariant that every case must leave intact: ktap_run_suite() calls
+ * @check after each case that did not skip, and fails the case if it
+ * returns non-zero. NULL for none.
+ */
+void ktap_check_after_each(int (*check)(void));
+
 /* How many of @cases of @suite are selected. */
 int ktap_count_selected(const char *suite, const struct ktap_case *cases, int n);
 
