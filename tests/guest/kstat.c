@@ -181,7 +181,7 @@ static void thread_bytes_init(void)
 	thread_bytes = thread_kib() * 1024;
 }
 
-long consume_max(void)
+long consume_limit(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -189,9 +189,14 @@ long consume_max(void)
 	return thread_bytes - 1024;
 }
 
+long consume_max(void)
+{
+	return consume_limit() - 2048;
+}
+
 long sleep_max(void)
 {
-	return consume_max() + 1024 - 4096;
+	return consume_limit() + 1024 - 4096;
 }
 
 int consume(long bytes)

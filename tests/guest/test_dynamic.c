@@ -42,13 +42,13 @@ enum ktap_result test_consume_bad_input(void)
 			r = KTAP_FAIL;
 		}
 	}
-	if (consume(consume_max() + 1) != EINVAL) {
-		ktap_diag("%ld bytes accepted, above the maximum", consume_max() + 1);
+	if (consume(consume_limit() + 1) != EINVAL) {
+		ktap_diag("%ld bytes accepted, above the maximum", consume_limit() + 1);
 		r = KTAP_FAIL;
 	}
-	err = consume(consume_max());
+	err = consume(consume_limit());
 	if (err) {
-		ktap_diag("%ld bytes: %s", consume_max(), strerror(err));
+		ktap_diag("%ld bytes: %s", consume_limit(), strerror(err));
 		r = KTAP_FAIL;
 	}
 	return r;
