@@ -12,7 +12,7 @@
 
 struct churn {
 	int cpu;		/* run on this CPU only, or -1 */
-	int grow;		/* each thread consumes 1 KiB to 15 KiB */
+	int grow;		/* each thread consumes 1 KiB to consume_max() */
 	unsigned int seed;
 	atomic_int *stop;
 	long threads;		/* created and joined, read after churn_join() */
