@@ -55,6 +55,11 @@ static const struct ktap_case kmemleak_cases[] = {
 	{ "kmemleak_scan",		test_kmemleak_scan },
 };
 
+/* Run on a dynamic kernel with fail_page_alloc (the debug variant). */
+static const struct ktap_case fail_page_alloc_cases[] = {
+	{ "refill_failure_counted",	test_refill_failure },
+};
+
 /*
  * Run alone when the command line says LKDTM=<crash type>: the kernel must
  * not survive it. The harness passes the boot only if it finds the crash
@@ -120,7 +125,8 @@ static void init_seed(void)
 int main(void)
 {
 	struct ktap_case all[ARRAY_SIZE(cases) + ARRAY_SIZE(dynamic_cases) +
-			     ARRAY_SIZE(kmemleak_cases)];
+			     ARRAY_SIZE(kmemleak_cases) +
+			     ARRAY_SIZE(fail_page_alloc_cases)];
 	size_t n = ARRAY_SIZE(cases);
 
 	setup_console();
@@ -139,6 +145,11 @@ int main(void)
 		 * accounted after it was freed.
 		 */
 		ktap_check_after_each(stack_pages_check);
+		if (!access("/sys/kernel/debug/fail_page_alloc", F_OK)) {
+			memcpy(all + n, fail_page_alloc_cases,
+			       sizeof(fail_page_alloc_cases));
+			n += ARRAY_SIZE(fail_page_alloc_cases);
+		}
 	}
 	if (!access("/sys/kernel/debug/kmemleak", F_OK)) {
 		memcpy(all + n, kmemleak_cases, sizeof(kmemleak_cases));
