@@ -60,6 +60,11 @@ static const struct ktap_case fail_page_alloc_cases[] = {
 	{ "refill_failure_counted",	test_refill_failure },
 };
 
+/* Run only on request: OOM_STRESS=1 on the command line (a dynamic kernel). */
+static const struct ktap_case stress_cases[] = {
+	{ "oom_stress",			test_oom_stress },
+};
+
 /*
  * Run alone when the command line says LKDTM=<crash type>: the kernel must
  * not survive it. The harness passes the boot only if it finds the crash
@@ -126,7 +131,8 @@ int main(void)
 {
 	struct ktap_case all[ARRAY_SIZE(cases) + ARRAY_SIZE(dynamic_cases) +
 			     ARRAY_SIZE(kmemleak_cases) +
-			     ARRAY_SIZE(fail_page_alloc_cases)];
+			     ARRAY_SIZE(fail_page_alloc_cases) +
+			     ARRAY_SIZE(stress_cases)];
 	size_t n = ARRAY_SIZE(cases);
 
 	setup_console();
@@ -149,6 +155,10 @@ int main(void)
 			memcpy(all + n, fail_page_alloc_cases,
 			       sizeof(fail_page_alloc_cases));
 			n += ARRAY_SIZE(fail_page_alloc_cases);
+		}
+		if (env_double("OOM_STRESS", 0) == 1) {
+			memcpy(all + n, stress_cases, sizeof(stress_cases));
+			n += ARRAY_SIZE(stress_cases);
 		}
 	}
 	if (!access("/sys/kernel/debug/kmemleak", F_OK)) {

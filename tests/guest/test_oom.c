@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The OOM stress of the generic issue, run only on request (OOM_STRESS=1
+ * on the kernel command line; the matrix does not run it): memory hogs
+ * are OOM-killed and respawned for OOM_SECONDS while threads on both CPUs
+ * are created, grow their stacks to random depths and exit. It passes if
+ * every thread grew and no refill of a fault pool failed
+ * (dynamic_stack_refill_failed did not move): a failed refill leaves the
+ * next task on that CPU with fewer pages than its stack may need.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "churn.h"
+#include "kstat.h"
+#include "ktap.h"
+#include "tests.h"
+
+#define NR_HOGS		6
+#define HOG_MB		200	/* 1.2 GiB in all, in a 1 GiB guest */
+#define NR_CHURN	8
+#define OOM_SECONDS	45
+
+/* A process that touches HOG_MB MiB over and over until it is killed. */
+static pid_t hog(void)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		size_t i, len = (size_t)HOG_MB << 20;
+		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			_exit(1);
+		for (;;)
+			for (i = 0; i < len; i += 4096)
+				p[i] = (char)i;
+	}
+	return pid;
+}
+
+enum ktap_result test_oom_stress(void)
+{
+	static struct churn c[NR_CHURN];
+	long kills = 0, threads = 0, errors = 0, before, after;
+	time_t end = time(NULL) + OOM_SECONDS;
+	pid_t hogs[NR_HOGS], pid;
+	atomic_int stop = 0;
+	int i, status;
+
+	ktap_diag("seed %u", test_seed());
+	before = vmstat_read("dynamic_stack_refill_failed");
+	for (i = 0; i < NR_HOGS; i++)
+		hogs[i] = hog();
+	for (i = 0; i < NR_CHURN; i++) {
+		c[i].cpu = i % 2;
+		c[i].grow = 1;
+		c[i].seed = test_seed_for(i);
+		c[i].stop = &stop;
+		churn_start(&c[i]);
+	}
+	while (time(NULL) < end) {
+		pid = waitpid(-1, &status, WNOHANG);
+		if (pid <= 0) {
+			usleep(10000);
+			continue;
+		}
+		for (i = 0; i < NR_HOGS; i++) {
+			if (hogs[i] == pid) {
+				kills += WIFSIGNALED(status);
+				hogs[i] = hog();
+			}
+		}
+	}
+	for (i = 0; i < NR_HOGS; i++)
+		if (hogs[i] > 0)
+			kill(hogs[i], SIGKILL);
+	atomic_store(&stop, 1);
+	for (i = 0; i < NR_CHURN; i++) {
+		churn_join(&c[i]);
+		threads += c[i].threads;
+		errors += c[i].errors;
+	}
+	while (waitpid(-1, &status, 0) > 0)
+		;
+	after = vmstat_read("dynamic_stack_refill_failed");
+
+	ktap_diag("%d s: %ld hogs killed and respawned, %ld threads grew, %ld errors",
+		  OOM_SECONDS, kills, threads, errors);
+	ktap_diag("dynamic_stack_refill_failed %ld -> %ld", before, after);
+	if (errors || !kills || before < 0 || after != before)
+		return KTAP_FAIL;
+	return KTAP_PASS;
+}
