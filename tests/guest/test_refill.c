@@ -7,8 +7,8 @@
  * such as the refill's, in the context of one thread only (task-filter,
  * make-it-fail): that thread grows its stack on CPU 0, which takes pages
  * from CPU 0's pool, and sleeps, which refills the pool in its context,
- * where the allocation fails. Run on a dynamic kernel with fail_page_alloc;
- * the cells that must have it list the case in tests/cases.
+ * where the allocation fails. Run on request (FAIL_PAGE_ALLOC=1 on the
+ * command line), on a dynamic kernel with fail_page_alloc: the debug variant.
  */
 #define _GNU_SOURCE
 #include <errno.h>
