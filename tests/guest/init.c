@@ -55,14 +55,9 @@ static const struct ktap_case kmemleak_cases[] = {
 	{ "kmemleak_scan",		test_kmemleak_scan },
 };
 
-/*
- * Run only on request: FAIL_PAGE_ALLOC=1 on the command line (a dynamic
- * kernel with fail_page_alloc, the debug variant). The refill it makes fail
- * prints "dynamic stack: cannot refill the pool", a console complaint
- * (tests/complaints) that would fail any matrix boot.
- */
+/* Run on the dynamic kernels with fail_page_alloc (the debug variant). */
 static const struct ktap_case fail_page_alloc_cases[] = {
-	{ "refill_failure_counted",	test_refill_failure },
+	{ "refill_from_reserve",		test_refill_reserve },
 };
 
 /* Run only on request: OOM_STRESS=1 on the command line (a dynamic kernel). */
@@ -156,7 +151,7 @@ int main(void)
 		 * accounted after it was freed.
 		 */
 		ktap_check_after_each(stack_pages_check);
-		if (env_double("FAIL_PAGE_ALLOC", 0) == 1) {
+		if (!access("/sys/kernel/debug/fail_page_alloc", F_OK)) {
 			memcpy(all + n, fail_page_alloc_cases,
 			       sizeof(fail_page_alloc_cases));
 			n += ARRAY_SIZE(fail_page_alloc_cases);

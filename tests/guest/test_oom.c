@@ -6,7 +6,9 @@
  * are created, grow their stacks to random depths and exit. It passes if
  * every thread grew and no refill of a fault pool failed
  * (dynamic_stack_refill_failed did not move): a failed refill leaves the
- * next task on that CPU with fewer pages than its stack may need.
+ * next task on that CPU with fewer pages than its stack may need. The
+ * pages the refills took from the reserve (dynamic_stack_reserve_used)
+ * are reported.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -48,7 +50,7 @@ static pid_t hog(void)
 enum ktap_result test_oom_stress(void)
 {
 	static struct churn c[NR_CHURN];
-	long kills = 0, threads = 0, errors = 0, before, after;
+	long kills = 0, threads = 0, errors = 0, before, after, used0, used;
 	time_t end = time(NULL) + OOM_SECONDS;
 	pid_t hogs[NR_HOGS], pid;
 	atomic_int stop = 0;
@@ -56,6 +58,7 @@ enum ktap_result test_oom_stress(void)
 
 	ktap_diag("seed %u", test_seed());
 	before = vmstat_read("dynamic_stack_refill_failed");
+	used0 = vmstat_read("dynamic_stack_reserve_used");
 	for (i = 0; i < NR_HOGS; i++)
 		hogs[i] = hog();
 	for (i = 0; i < NR_CHURN; i++) {
@@ -90,11 +93,13 @@ enum ktap_result test_oom_stress(void)
 	while (waitpid(-1, &status, 0) > 0)
 		;
 	after = vmstat_read("dynamic_stack_refill_failed");
+	used = vmstat_read("dynamic_stack_reserve_used");
 
 	ktap_diag("%d s: %ld hogs killed and respawned, %ld threads grew, %ld errors",
 		  OOM_SECONDS, kills, threads, errors);
-	ktap_diag("dynamic_stack_refill_failed %ld -> %ld", before, after);
-	if (errors || !kills || before < 0 || after != before)
+	ktap_diag("dynamic_stack_refill_failed %ld -> %ld, dynamic_stack_reserve_used %ld -> %ld",
+		  before, after, used0, used);
+	if (errors || !kills || before < 0 || after != before || used0 < 0)
 		return KTAP_FAIL;
 	return KTAP_PASS;
 }

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A refill of the fault pool that fails is counted (the vm event
- * dynamic_stack_refill_failed), and the pool recovers once allocations
- * succeed again. fail_page_alloc (CONFIG_FAIL_PAGE_ALLOC, the debug
- * variant) fails the page allocations that cannot sleep, GFP_ATOMIC ones
- * such as the refill's, in the context of one thread only (task-filter,
- * make-it-fail): that thread grows its stack on CPU 0, which takes pages
- * from CPU 0's pool, and sleeps, which refills the pool in its context,
- * where the allocation fails. Run on request (FAIL_PAGE_ALLOC=1 on the
- * command line), on a dynamic kernel with fail_page_alloc: the debug variant.
+ * When the page allocator has no page for the scheduler's refill of a
+ * fault pool, the refill takes the pages from the reserve
+ * (dynamic_stack_reserve_used), and a worker that may sleep tops the
+ * reserve up again: no refill fails (dynamic_stack_refill_failed).
+ * fail_page_alloc (CONFIG_FAIL_PAGE_ALLOC, the debug variant) fails the
+ * page allocations that cannot sleep, such as the refill's, in the context
+ * of the threads that ask for it (task-filter, make-it-fail): a thread per
+ * CPU grows its stack, which takes pages from that CPU's pool, and sleeps,
+ * which refills the pool in its context. Rounds of that take more pages
+ * from the reserve than it holds, one pool's worth per online CPU: they
+ * only all succeed if the worker refilled it between them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,8 +24,8 @@
 #include "tests.h"
 
 #define FAIL_DIR	"/sys/kernel/debug/fail_page_alloc/"
-#define GROW_BYTES	(12 * 1024)
-#define COUNTER		"dynamic_stack_refill_failed"
+#define FAILED		"dynamic_stack_refill_failed"
+#define USED		"dynamic_stack_reserve_used"
 
 /* Fails every allocation that cannot sleep, of the tasks that ask to. */
 static int fail_atomic(int on)
@@ -52,7 +54,10 @@ static int fail_atomic(int on)
 	return err ?: write_file(FAIL_DIR "probability", on ? "100" : "0");
 }
 
+#define MAX_CPUS	8
+
 struct failer {
+	int cpu;
 	int err;
 	const char *step;
 };
@@ -62,8 +67,8 @@ static void *failer(void *arg)
 	struct failer *f = arg;
 
 	/* Everything it touches from here on is mapped before it fails. */
-	f->step = "pin to CPU 0";
-	f->err = pin_to_cpu(0);
+	f->step = "pin to its CPU";
+	f->err = pin_to_cpu(f->cpu);
 	if (!f->err) {
 		f->step = "first sleep";
 		f->err = usleep(1000) ? errno : 0;
@@ -74,7 +79,7 @@ static void *failer(void *arg)
 	}
 	if (!f->err) {
 		f->step = "consume";
-		f->err = consume(GROW_BYTES);
+		f->err = consume(consume_max());
 		/* Off the CPU: the refill runs in this thread's context. */
 		usleep(20000);
 		f->err = write_file("/proc/thread-self/make-it-fail", "0") ?:
@@ -83,48 +88,111 @@ static void *failer(void *arg)
 	return NULL;
 }
 
-static void *deep_on_cpu0(void *arg)
+static void *deep(void *arg)
 {
-	int *err = arg;
+	struct failer *f = arg;
 
-	*err = pin_to_cpu(0) ?: consume(consume_max());
+	f->err = pin_to_cpu(f->cpu) ?: consume(consume_max());
 	return NULL;
 }
 
-enum ktap_result test_refill_failure(void)
+/* A thread on each CPU grows to the test depth: the first error, or 0. */
+static int deep_everywhere(long cpus)
 {
-	struct failer f = { 0 };
-	long before, failed, after;
-	int err, deep_err = -1;
-	pthread_t t;
+	struct failer f[MAX_CPUS] = { 0 };
+	pthread_t t[MAX_CPUS];
+	int err = 0;
+	long i;
 
-	before = vmstat_read(COUNTER);
-	if (before < 0) {
-		ktap_diag("/proc/vmstat has no %s", COUNTER);
+	for (i = 0; i < cpus; i++) {
+		f[i].cpu = i;
+		f[i].err = pthread_create(&t[i], NULL, deep, &f[i]);
+	}
+	for (i = 0; i < cpus; i++) {
+		if (!f[i].err)
+			pthread_join(t[i], NULL);
+		err = err ?: f[i].err;
+	}
+	return err;
+}
+
+/* The number of online CPUs (/sys/devices/system/cpu/online), or -1. */
+static long online_cpus(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	long n = 0, a, b;
+	int c;
+
+	if (!f)
+		return -1;
+	while (fscanf(f, "%ld", &a) == 1) {
+		b = a;
+		c = fgetc(f);
+		if (c == '-') {
+			if (fscanf(f, "%ld", &b) != 1)
+				break;
+			c = fgetc(f);
+		}
+		n += b - a + 1;
+		if (c != ',')
+			break;
+	}
+	fclose(f);
+	return n ?: -1;
+}
+
+enum ktap_result test_refill_reserve(void)
+{
+	long cpus = online_cpus(), page = sysconf(_SC_PAGESIZE);
+	long failed0, used0, failed, used, reserve, i;
+	int err, deep_err, round, rounds;
+	struct failer f[MAX_CPUS] = { 0 };
+	pthread_t t[MAX_CPUS];
+
+	failed0 = vmstat_read(FAILED);
+	used0 = vmstat_read(USED);
+	if (failed0 < 0 || used0 < 0 || cpus < 1 || cpus > MAX_CPUS) {
+		ktap_diag("no %s or %s in /proc/vmstat, or no online CPUs",
+			  FAILED, USED);
 		return KTAP_FAIL;
 	}
-	err = fail_atomic(1);
-	if (!err) {
-		err = pthread_create(&t, NULL, failer, &f);
-		if (!err)
-			pthread_join(t, NULL);
-	}
-	fail_atomic(0);
-	failed = vmstat_read(COUNTER);
-	/* CPU 0 switches tasks meanwhile: each switch refills, none fails. */
-	usleep(300000);
-	after = vmstat_read(COUNTER);
-	if (!pthread_create(&t, NULL, deep_on_cpu0, &deep_err))
-		pthread_join(t, NULL);
+	/* A pool holds the dynamic pages of a stack and one more. */
+	reserve = cpus * (thread_kib() * 1024 / page);
+	/* A round takes at least the pages below the first: one fewer each. */
+	rounds = 2 * (reserve / (cpus * (thread_kib() * 1024 / page - 1)) + 1);
 
-	ktap_diag("%s %ld -> %ld with the refills of a thread failing, %ld 0.3 s after (%s)",
-		  COUNTER, before, failed, after,
-		  err ? strerror(err) : "fail_page_alloc set up");
-	if (f.err)
-		ktap_diag("the failing thread, at %s: %s", f.step, strerror(f.err));
-	ktap_diag("then a thread on CPU 0 went %ld bytes deep: %s", consume_max(),
-		  deep_err ? strerror(deep_err) : "Success");
-	if (err || f.err || failed <= before || after != failed || deep_err)
+	err = fail_atomic(1);
+	used = used0;
+	for (round = 0; !err && round < rounds && used - used0 <= reserve;
+	     round++) {
+		for (i = 0; i < cpus; i++) {
+			f[i].cpu = i;
+			f[i].err = pthread_create(&t[i], NULL, failer, &f[i]);
+		}
+		for (i = 0; i < cpus; i++) {
+			if (!f[i].err)
+				pthread_join(t[i], NULL);
+			if (f[i].err && !err) {
+				err = f[i].err;
+				ktap_diag("the failing thread on CPU %ld, at %s: %s",
+					  i, f[i].step ?: "start", strerror(err));
+			}
+		}
+		/* The worker refills the reserve meanwhile. */
+		usleep(300000);
+		used = vmstat_read(USED);
+	}
+	err = fail_atomic(0) ?: err;
+	failed = vmstat_read(FAILED);
+	deep_err = deep_everywhere(cpus);
+
+	ktap_diag("%d rounds of a thread per CPU, %ld bytes deep, whose refills fail: %s %ld -> %ld (the reserve holds %ld pages), %s %ld -> %ld (%s)",
+		  round, consume_max(), USED, used0, used, reserve,
+		  FAILED, failed0, failed,
+		  err ? strerror(err) : "fail_page_alloc set up and reset");
+	ktap_diag("then a thread on each CPU went %ld bytes deep: %s",
+		  consume_max(), deep_err ? strerror(deep_err) : "Success");
+	if (err || used - used0 <= reserve || failed != failed0 || deep_err)
 		return KTAP_FAIL;
 	return KTAP_PASS;
 }
