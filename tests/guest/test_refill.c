@@ -92,68 +92,51 @@ static void *deep(void *arg)
 {
 	struct failer *f = arg;
 
+	f->step = "pin and consume";
 	f->err = pin_to_cpu(f->cpu) ?: consume(consume_max());
 	return NULL;
 }
 
-/* A thread on each CPU grows to the test depth: the first error, or 0. */
-static int deep_everywhere(long cpus)
+/*
+ * Runs @fn in a thread per CPU (f[i].cpu = i) and waits for them all:
+ * the first error, reported, or 0.
+ */
+static int run_per_cpu(long cpus, void *(*fn)(void *), struct failer *f)
 {
-	struct failer f[MAX_CPUS] = { 0 };
 	pthread_t t[MAX_CPUS];
+	int created[MAX_CPUS];
 	int err = 0;
 	long i;
 
 	for (i = 0; i < cpus; i++) {
-		f[i].cpu = i;
-		f[i].err = pthread_create(&t[i], NULL, deep, &f[i]);
+		f[i] = (struct failer){ .cpu = i, .step = "pthread_create" };
+		f[i].err = pthread_create(&t[i], NULL, fn, &f[i]);
+		created[i] = !f[i].err;
 	}
 	for (i = 0; i < cpus; i++) {
-		if (!f[i].err)
+		if (created[i])
 			pthread_join(t[i], NULL);
-		err = err ?: f[i].err;
+		if (f[i].err && !err) {
+			err = f[i].err;
+			ktap_diag("the thread on CPU %ld, at %s: %s", i,
+				  f[i].step, strerror(err));
+		}
 	}
 	return err;
 }
 
-/* The number of online CPUs (/sys/devices/system/cpu/online), or -1. */
-static long online_cpus(void)
-{
-	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-	long n = 0, a, b;
-	int c;
-
-	if (!f)
-		return -1;
-	while (fscanf(f, "%ld", &a) == 1) {
-		b = a;
-		c = fgetc(f);
-		if (c == '-') {
-			if (fscanf(f, "%ld", &b) != 1)
-				break;
-			c = fgetc(f);
-		}
-		n += b - a + 1;
-		if (c != ',')
-			break;
-	}
-	fclose(f);
-	return n ?: -1;
-}
-
 enum ktap_result test_refill_reserve(void)
 {
-	long cpus = online_cpus(), page = sysconf(_SC_PAGESIZE);
-	long failed0, used0, failed, used, reserve, i;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN), page = sysconf(_SC_PAGESIZE);
+	long failed0, used0, failed, used, reserve;
 	int err, deep_err, round, rounds;
-	struct failer f[MAX_CPUS] = { 0 };
-	pthread_t t[MAX_CPUS];
+	struct failer f[MAX_CPUS];
 
 	failed0 = vmstat_read(FAILED);
 	used0 = vmstat_read(USED);
 	if (failed0 < 0 || used0 < 0 || cpus < 1 || cpus > MAX_CPUS) {
-		ktap_diag("no %s or %s in /proc/vmstat, or no online CPUs",
-			  FAILED, USED);
+		ktap_diag("no %s or %s in /proc/vmstat, or %ld online CPUs",
+			  FAILED, USED, cpus);
 		return KTAP_FAIL;
 	}
 	/* A pool holds the dynamic pages of a stack and one more. */
@@ -165,26 +148,14 @@ enum ktap_result test_refill_reserve(void)
 	used = used0;
 	for (round = 0; !err && round < rounds && used - used0 <= reserve;
 	     round++) {
-		for (i = 0; i < cpus; i++) {
-			f[i].cpu = i;
-			f[i].err = pthread_create(&t[i], NULL, failer, &f[i]);
-		}
-		for (i = 0; i < cpus; i++) {
-			if (!f[i].err)
-				pthread_join(t[i], NULL);
-			if (f[i].err && !err) {
-				err = f[i].err;
-				ktap_diag("the failing thread on CPU %ld, at %s: %s",
-					  i, f[i].step ?: "start", strerror(err));
-			}
-		}
+		err = run_per_cpu(cpus, failer, f);
 		/* The worker refills the reserve meanwhile. */
 		usleep(300000);
 		used = vmstat_read(USED);
 	}
 	err = fail_atomic(0) ?: err;
 	failed = vmstat_read(FAILED);
-	deep_err = deep_everywhere(cpus);
+	deep_err = run_per_cpu(cpus, deep, f);
 
 	ktap_diag("%d rounds of a thread per CPU, %ld bytes deep, whose refills fail: %s %ld -> %ld (the reserve holds %ld pages), %s %ld -> %ld (%s)",
 		  round, consume_max(), USED, used0, used, reserve,
