@@ -6,8 +6,8 @@
 # arch without HAVE_ARCH_DYNAMIC_STACK that is the generic code with the
 # feature off. "full" builds each prefix's kernel image. "quick" compiles,
 # at each prefix, the files the patch touches, the users of the headers
-# the series changes (kernel/fork, exit, sched/core, mm/vmalloc, vmstat)
-# and the arch's hook files, with -Werror: every changed line is compiled
+# the series changes (kernel/fork, exit, sched/core, mm/vmalloc, vmstat,
+# and kernel/dynamic_stack once it exists) and the arch's hook files, with -Werror: every changed line is compiled
 # at every prefix, on both arches, in a fraction of the time. And it
 # checks the link by symbol resolution (scripts/symbols.sh): vmlinux is
 # built at the baseline, and again where a patch changes the configuration
@@ -51,7 +51,9 @@ export CCACHE_DIR="$CACHE/ccache" KBUILD_BUILD_TIMESTAMP="@0"
 
 # step ARCH COMMIT: configures and builds ARCH at COMMIT (checked out in
 # $wt), as $mode says; with COMMIT = baseline, only records the global
-# symbols of the objects quick mode always compiles.
+# symbols of the objects quick mode always compiles. Its callers test its
+# status, which turns set -e off in it: every command that can fail
+# returns from it.
 step() {
 	check_arch "$1"
 	out=$CACHE/build/bisect-$1
@@ -66,11 +68,11 @@ step() {
 	if [ "$mode" = full ] || [ "$2" = baseline ] || [ ! -f "$out/.config" ] ||
 		! git -C "$wt" diff --quiet HEAD~1 -- '*Kconfig*'; then
 		grep '^CONFIG_' "$out/.config" >"$out/.config.last" 2>/dev/null || :
-		kmake tinyconfig >/dev/null
+		kmake tinyconfig >/dev/null || return
 		"$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" \
 			"$TOP/configs/common.config" "$TOP/configs/$1.config" \
-			"$TOP/configs/dynamic.config" >/dev/null
-		kmake olddefconfig >/dev/null
+			"$TOP/configs/dynamic.config" >/dev/null || return
+		kmake olddefconfig >/dev/null || return
 		# A new configuration (an arch's patch that turns the feature
 		# on) changes what every object defines: link, and start over
 		# from the symbols of that vmlinux. A new option that is not set
@@ -83,24 +85,28 @@ step() {
 	fi
 	objs="$ALWAYS $BISECT_OBJS"
 	if [ "$2" != baseline ]; then
-		for f in $(git -C "$wt" diff --name-only HEAD~1 -- '*.c' '*.S'); do
+		# The mechanism's own file, once a patch has added it, uses
+		# the arch headers the arch patches change.
+		for f in $(git -C "$wt" diff --name-only HEAD~1 -- '*.c' '*.S') \
+			kernel/dynamic_stack.c; do
 			case $f in
 			arch/*) [ "${f#arch/"$SRCARCH"/}" != "$f" ] || continue ;;
 			esac
 			[ -f "$wt/$f" ] || continue
 			enabled "$wt" "$out/.config" "$f" || continue
+			case " $objs " in *" ${f%.[cS]}.o "*) continue ;; esac
 			objs="$objs ${f%.[cS]}.o"
 		done
 	fi
 	if [ "$2" = baseline ] || [ -n "$relink" ]; then
 		[ "$2" = baseline ] || echo "bisect: the configuration changed: linking vmlinux" >&2
-		kmake -j"$(nproc)" vmlinux
+		kmake -j"$(nproc)" vmlinux || return
 		CROSS_COMPILE=$CROSS_COMPILE "$TOP/scripts/symbols.sh" baseline "$out"
 		return
 	fi
-	kmake prepare
+	kmake prepare || return
 	# shellcheck disable=SC2086
-	kmake -j"$(nproc)" $objs
+	kmake -j"$(nproc)" $objs || return
 	# shellcheck disable=SC2086
 	CROSS_COMPILE=$CROSS_COMPILE "$TOP/scripts/symbols.sh" check "$out" $objs
 }

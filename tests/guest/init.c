@@ -58,6 +58,7 @@ static const struct ktap_case kmemleak_cases[] = {
 /* Run on the dynamic kernels with fail_page_alloc (the debug variant). */
 static const struct ktap_case fail_page_alloc_cases[] = {
 	{ "refill_from_reserve",		test_refill_reserve },
+	{ "cpu_hotplug_enomem",			test_hotplug_enomem },
 };
 
 /* Run only on request: OOM_STRESS=1 on the command line (a dynamic kernel). */

@@ -20,6 +20,7 @@ enum ktap_result test_reclaim_tlb_window(void);
 enum ktap_result test_reclaim_stack_reader(void);
 enum ktap_result test_irq_storm(void);
 enum ktap_result test_refill_reserve(void);
+enum ktap_result test_hotplug_enomem(void);
 enum ktap_result test_oom_stress(void);
 enum ktap_result test_memcg_kernel_stack(void);
 enum ktap_result test_memcg_reclaim(void);

@@ -89,11 +89,11 @@ ktap_case() {
 # log, fails the boot with a "problem kernel:" line naming it.
 complaint() {
 	{
-		sed -n '1,/ok 1 init_reached/p' tests/host/ktap/good.log
-		echo "[    1.150000] $2"
-		sed -n '/ok 1 init_reached/,$p' tests/host/ktap/good.log | sed 1d
-	} >"$tmp/c.log"
-	parse "$tmp/c.log" >"$tmp/c.ktap"
+		sed -n '1,/ok 1 init_reached/p' tests/host/ktap/good.log &&
+			echo "[    1.150000] $2" &&
+			sed -n '/ok 1 init_reached/,$p' tests/host/ktap/good.log | sed 1d
+	} >"$tmp/c.log" || return 1
+	parse "$tmp/c.log" >"$tmp/c.ktap" || return 1
 	cat "$tmp/c.ktap"
 	grep -qxF "problem kernel: $2" "$tmp/c.ktap" &&
 		[ "$(grep -c '^problem' "$tmp/c.ktap")" = 1 ]
@@ -105,97 +105,97 @@ verdict() {
 	vcell=$1 want=$2
 	shift 2
 	awk -v "cell=$vcell" -f tests/verdict.awk "$tmp/v.cases" "$tmp/v.xfail" \
-		"$tmp/v.skips" "$@" >"$tmp/v.out"
+		"$tmp/v.skips" "$@" >"$tmp/v.out" || return 1
 	cat "$tmp/v.out"
 	grep -qx "verdict $want" "$tmp/v.out"
 }
 
 verdict_setup() {
-	cat >"$tmp/v.cases" <<-EOF
+	cat >"$tmp/v.cases" <<-EOF || return 1
 	# comment
 	*/*${TAB}init.a
 	*/*,!*/baseline${TAB}init.b
 	x86_64/*${TAB}kunit.c
 	EOF
-	: >"$tmp/v.xfail"
-	: >"$tmp/v.skips"
+	: >"$tmp/v.xfail" || return 1
+	: >"$tmp/v.skips" || return 1
 	printf 'case PASS init.a\ncase PASS init.b\ncase PASS kunit.c\n' >"$tmp/all.tests.ktap"
 }
 
 verdict_all_passed() {
-	verdict_setup
+	verdict_setup || return 1
 	verdict x86_64/dynamic ok "$tmp/all.tests.ktap" && grep -qx 'passed 3' "$tmp/v.out"
 }
 
 # A console that holds only init.a: the other expected cases never ran.
 verdict_missing_case() {
-	verdict_setup
-	printf 'case PASS init.a\n' >"$tmp/x.tests.ktap"
+	verdict_setup || return 1
+	printf 'case PASS init.a\n' >"$tmp/x.tests.ktap" || return 1
 	verdict x86_64/dynamic FAIL "$tmp/x.tests.ktap" &&
 		grep -q '^detail FAIL init.b: no result' "$tmp/v.out"
 }
 
 verdict_excluded_cell() {
-	verdict_setup
-	printf 'case PASS init.a\n' >"$tmp/x.tests.ktap"
+	verdict_setup || return 1
+	printf 'case PASS init.a\n' >"$tmp/x.tests.ktap" || return 1
 	verdict arm64/baseline ok "$tmp/x.tests.ktap"
 }
 
 verdict_unexpected_case() {
-	verdict_setup
-	printf 'case PASS init.a\ncase PASS init.b\n' >"$tmp/x.tests.ktap"
+	verdict_setup || return 1
+	printf 'case PASS init.a\ncase PASS init.b\n' >"$tmp/x.tests.ktap" || return 1
 	verdict arm64/baseline FAIL "$tmp/x.tests.ktap" &&
 		grep -q '^detail FAIL init.b: ran but is not in tests/cases' "$tmp/v.out"
 }
 
 verdict_problem() {
-	verdict_setup
-	{ cat "$tmp/all.tests.ktap"; echo "problem kernel: WARNING: CPU: 0"; } >"$tmp/x.tests.ktap"
+	verdict_setup || return 1
+	{ cat "$tmp/all.tests.ktap" && echo "problem kernel: WARNING: CPU: 0"; } >"$tmp/x.tests.ktap" || return 1
 	verdict x86_64/dynamic FAIL "$tmp/x.tests.ktap"
 }
 
 verdict_skip_not_allowed() {
-	verdict_setup
-	sed 's/PASS init.b/SKIP init.b/' "$tmp/all.tests.ktap" >"$tmp/x.tests.ktap"
+	verdict_setup || return 1
+	sed 's/PASS init.b/SKIP init.b/' "$tmp/all.tests.ktap" >"$tmp/x.tests.ktap" || return 1
 	verdict x86_64/dynamic FAIL "$tmp/x.tests.ktap"
 }
 
 verdict_skip_allowed() {
-	verdict_setup
-	printf '*/dynamic\tinit.b\tthe machine has no such thing\n' >"$tmp/v.skips"
-	sed 's/PASS init.b/SKIP init.b/' "$tmp/all.tests.ktap" >"$tmp/x.tests.ktap"
+	verdict_setup || return 1
+	printf '*/dynamic\tinit.b\tthe machine has no such thing\n' >"$tmp/v.skips" || return 1
+	sed 's/PASS init.b/SKIP init.b/' "$tmp/all.tests.ktap" >"$tmp/x.tests.ktap" || return 1
 	verdict x86_64/dynamic ok "$tmp/x.tests.ktap" &&
 		grep -q '^detail SKIP init.b: the machine has no such thing' "$tmp/v.out" &&
 		grep -qx 'skipped 1' "$tmp/v.out"
 }
 
 verdict_xfail() {
-	verdict_setup
-	printf 'x86_64/*\tkunit.c\ta known defect (the x issue)\tBUG: unable\n' >"$tmp/v.xfail"
-	{ sed 's/PASS kunit.c/FAIL kunit.c/' "$tmp/all.tests.ktap"
-	  echo "problem kernel: BUG: unable to handle page fault"; } >"$tmp/x.tests.ktap"
+	verdict_setup || return 1
+	printf 'x86_64/*\tkunit.c\ta known defect (the x issue)\tBUG: unable\n' >"$tmp/v.xfail" || return 1
+	{ sed 's/PASS kunit.c/FAIL kunit.c/' "$tmp/all.tests.ktap" &&
+	  echo "problem kernel: BUG: unable to handle page fault"; } >"$tmp/x.tests.ktap" || return 1
 	verdict x86_64/dynamic xfail "$tmp/x.tests.ktap" &&
 		grep -q '^detail XFAIL kunit.c: a known defect' "$tmp/v.out"
 }
 
 verdict_xfail_other_problem() {
-	verdict_setup
-	printf 'x86_64/*\tkunit.c\ta known defect (the x issue)\tBUG: unable\n' >"$tmp/v.xfail"
-	{ sed 's/PASS kunit.c/FAIL kunit.c/' "$tmp/all.tests.ktap"
-	  echo "problem kernel: WARNING: something else"; } >"$tmp/x.tests.ktap"
+	verdict_setup || return 1
+	printf 'x86_64/*\tkunit.c\ta known defect (the x issue)\tBUG: unable\n' >"$tmp/v.xfail" || return 1
+	{ sed 's/PASS kunit.c/FAIL kunit.c/' "$tmp/all.tests.ktap" &&
+	  echo "problem kernel: WARNING: something else"; } >"$tmp/x.tests.ktap" || return 1
 	verdict x86_64/dynamic FAIL "$tmp/x.tests.ktap"
 }
 
 verdict_xpass() {
-	verdict_setup
-	printf 'x86_64/*\tkunit.c\ta known defect (the x issue)\n' >"$tmp/v.xfail"
+	verdict_setup || return 1
+	printf 'x86_64/*\tkunit.c\ta known defect (the x issue)\n' >"$tmp/v.xfail" || return 1
 	verdict x86_64/dynamic FAIL "$tmp/all.tests.ktap" &&
 		grep -q '^detail XPASS kunit.c' "$tmp/v.out"
 }
 
 verdict_reported_twice() {
-	verdict_setup
-	printf 'case PASS init.a\n' >"$tmp/y.other.ktap"
+	verdict_setup || return 1
+	printf 'case PASS init.a\n' >"$tmp/y.other.ktap" || return 1
 	verdict x86_64/dynamic FAIL "$tmp/all.tests.ktap" "$tmp/y.other.ktap"
 }
 
@@ -221,10 +221,10 @@ distclean_foreign() {
 
 # A stand-in for the kernel tarball and a series, for tree.sh.
 standin() {
-	mkdir -p "$tmp/t/linux/kernel" "$tmp/s/generic" "$tmp/s/arch-x86" "$tmp/s/arch-arm64"
-	printf 'one\ntwo\n' >"$tmp/t/linux/kernel/fork.c"
-	tar -cJf "$tmp/linux.tar.xz" -C "$tmp/t" linux
-	cat >"$tmp/s/generic/0001-x.patch" <<PATCH
+	mkdir -p "$tmp/t/linux/kernel" "$tmp/s/generic" "$tmp/s/arch-x86" "$tmp/s/arch-arm64" || return 1
+	printf 'one\ntwo\n' >"$tmp/t/linux/kernel/fork.c" || return 1
+	tar -cJf "$tmp/linux.tar.xz" -C "$tmp/t" linux || return 1
+	cat >"$tmp/s/generic/0001-x.patch" <<PATCH || return 1
 From: Some One <one@example.com>
 Subject: [PATCH] x
 
@@ -237,8 +237,8 @@ diff --git a/kernel/fork.c b/kernel/fork.c
 -$1
 +four
 PATCH
-	echo 0001-x.patch >"$tmp/s/generic/series"
-	: >"$tmp/s/arch-x86/series"
+	echo 0001-x.patch >"$tmp/s/generic/series" || return 1
+	: >"$tmp/s/arch-x86/series" || return 1
 	: >"$tmp/s/arch-arm64/series"
 }
 
@@ -249,7 +249,7 @@ tree() {
 
 # A series that does not apply names the patch and the file.
 series_does_not_apply() {
-	standin three
+	standin three || return 1
 	status=0
 	tree "$tmp/cache" >"$tmp/err" 2>&1 || status=$?
 	cat "$tmp/err"
@@ -258,8 +258,8 @@ series_does_not_apply() {
 
 # Two runs that prepare the trees of one CACHE at once both succeed.
 tree_lock() {
-	rm -rf "$tmp/t" "$tmp/s"
-	standin two
+	rm -rf "$tmp/t" "$tmp/s" || return 1
+	standin two || return 1
 	tree "$tmp/cache2" >"$tmp/a" 2>&1 &
 	a=$!
 	tree "$tmp/cache2" >"$tmp/b" 2>&1 &
