@@ -7,8 +7,9 @@
 # feature off. "full" builds each prefix's kernel image. "quick" compiles,
 # at each prefix, the files the patch touches, the users of the headers
 # the series changes (kernel/fork, exit, sched/core, mm/vmalloc, vmstat,
-# and kernel/dynamic_stack once it exists) and the arch's hook files, with -Werror: every changed line is compiled
-# at every prefix, on both arches, in a fraction of the time. And it
+# and kernel/dynamic_stack once it exists) and the arch's hook files,
+# with -Werror: every changed line is compiled at every prefix, on both
+# arches, in a fraction of the time. And it
 # checks the link by symbol resolution (scripts/symbols.sh): vmlinux is
 # built at the baseline, and again where a patch changes the configuration
 # (an arch's patch that turns the feature on); at each other prefix the
