@@ -17,6 +17,8 @@ gcc			gcc
 libc6-dev		/usr/include/stdio.h
 gcc-aarch64-linux-gnu	aarch64-linux-gnu-gcc
 libc6-dev-arm64-cross	/usr/aarch64-linux-gnu/lib/libc.a
+gcc-arm-linux-gnueabihf	arm-linux-gnueabihf-gcc
+libc6-dev-armhf-cross	/usr/arm-linux-gnueabihf/lib/libc.a
 flex			flex
 bison			bison
 bc			bc

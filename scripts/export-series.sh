@@ -6,8 +6,8 @@
 # with the series applied and edited, e.g. by git rebase -i) back into
 # the series directories (SERIES_DIRS) as git format-patch files, with
 # their series files. A commit goes to an arch's SERIES_DIR if its subject
-# starts with the arch's SERIES_SUBJECT (boot/ARCH.conf), to generic/
-# otherwise; they must come in the order of SERIES_DIRS. The comment lines
+# starts with the arch's SERIES_SUBJECT (boot/ARCH.conf), or with "KVM: "
+# and that (KVM's convention), to generic/ otherwise; they must come in the order of SERIES_DIRS. The comment lines
 # of each series file stay before the patch of the same position.
 # generic/0000-cover-letter.patch (no series file lists it) keeps its
 # subject and text; its patch count, shortlog and diffstat are regenerated.
@@ -24,7 +24,7 @@ base=$(git -C "$tree" rev-parse -q --verify baseline 2>/dev/null ||
 dir_of() {
 	for a in $ARCHES; do
 		(check_arch "$a"
-		case $1 in "$SERIES_SUBJECT"*) echo "$SERIES_DIR" ;; esac)
+		case $1 in "$SERIES_SUBJECT"*|"KVM: $SERIES_SUBJECT"*) echo "$SERIES_DIR" ;; esac)
 	done | head -n 1 | grep . || echo generic
 }
 

@@ -48,6 +48,11 @@ static const struct ktap_case dynamic_cases[] = {
 	{ "reclaim_tlb_window",		test_reclaim_tlb_window },
 	{ "reclaim_stack_reader",	test_reclaim_stack_reader },
 	{ "growth_under_irq_storm",	test_irq_storm },
+	{ "switch_at_stack_floor",	test_switch_at_floor },
+#ifdef __aarch64__
+	/* An AArch32 task (configs/arm64.config has CONFIG_COMPAT). */
+	{ "compat_tls_after_fault",	test_compat_tls },
+#endif
 };
 
 /* Run on a kernel with kmemleak (the debug variants). */

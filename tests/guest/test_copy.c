@@ -7,7 +7,8 @@
  * copy_to_user() faults, and the fault's frame and handler land below the
  * mapped floor of the stack. The copy must return what it copied and the
  * bytes must be right; a page that cannot be written must end the copy
- * there: -EFAULT for the first page, a short count for the second.
+ * there: -EFAULT for the first page, a short count for the second. On
+ * arm64, the thread must find TPIDRRO_EL0 as it was: 0 for a native task.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -103,6 +104,20 @@ static void *copy_thread(void *arg)
 	n = pread(r->fd, buf, 2 * PAGE, r->depth);
 	err = errno;
 	copy_check(r, buf, n, err);
+#ifdef __aarch64__
+	/*
+	 * The EL1 vectors borrow TPIDRRO_EL0 when the fault grows the stack;
+	 * a native task must read 0 there again, not a kernel value.
+	 */
+	{
+		unsigned long ro;
+
+		asm volatile("mrs %0, tpidrro_el0" : "=r" (ro));
+		if (ro && !r->why[0])
+			snprintf(r->why, sizeof(r->why),
+				 "TPIDRRO_EL0 is %#lx after the copy, expected 0", ro);
+	}
+#endif
 	munmap(buf, 2 * PAGE);
 	return NULL;
 }

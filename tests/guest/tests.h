@@ -14,6 +14,8 @@ enum ktap_result test_consume_many_threads(void);
 enum ktap_result test_no_stale_data(void);
 enum ktap_result test_copy_to_user_at_floor(void);
 enum ktap_result test_user_read_kernel_stack(void);
+enum ktap_result test_compat_tls(void);
+enum ktap_result test_switch_at_floor(void);
 enum ktap_result test_reclaim_sleeping(void);
 enum ktap_result test_reclaim_stress(void);
 enum ktap_result test_reclaim_tlb_window(void);
