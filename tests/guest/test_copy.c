@@ -9,6 +9,14 @@
  * bytes must be right; a page that cannot be written must end the copy
  * there: -EFAULT for the first page, a short count for the second. On
  * arm64, the thread must find TPIDRRO_EL0 as it was: 0 for a native task.
+ *
+ * Two more cases, at every 8-byte depth, take a permission fault instead
+ * of a translation fault: pages that were read first (the zero page is
+ * mapped read-only) and pages shared copy-on-write with the parent (the
+ * copy runs in a child process, with its own new stack). The handler of
+ * that fault needs the faulting address: a stack fault taken while it
+ * pushes its first frames, before it has read it (arm64: FAR_EL1), must
+ * not replace it with a stack address and make the copy fail.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests.h"
@@ -27,6 +36,7 @@
 #define DEPTH_FIRST	(PAGE / 2)
 #define DEPTH_LAST	(PAGE + PAGE / 2)
 #define DEPTH_STEP	48
+#define FINE_STEP	8	/* for the permission faults */
 
 /* The kernel's DYNAMIC_STACK_COPY_BYTE(). */
 static unsigned char copy_byte(size_t i)
@@ -38,11 +48,14 @@ enum copy_case {
 	BOTH_WRITABLE,		/* expect 2 pages, every byte right */
 	SECOND_READONLY,	/* expect a short copy within the first page */
 	NONE_WRITABLE,		/* expect -EFAULT */
+	ZERO_PAGE,		/* read first: expect 2 pages, every byte right */
+	COPY_ON_WRITE,		/* shared with the parent: the same */
 	NR_COPY_CASES
 };
 
 static const char *const case_name[] = {
-	"two writable pages", "second page read-only", "no writable page"
+	"two writable pages", "second page read-only", "no writable page",
+	"two pages read first", "two pages shared copy-on-write"
 };
 
 struct copy_run {
@@ -56,7 +69,8 @@ struct copy_run {
 static void copy_check(struct copy_run *r, const unsigned char *buf,
 		       ssize_t n, int err)
 {
-	ssize_t i, max = r->c == BOTH_WRITABLE ? 2 * PAGE : PAGE;
+	int full = r->c != SECOND_READONLY;
+	ssize_t i, max = full ? 2 * PAGE : PAGE;
 
 	if (r->c == NONE_WRITABLE) {
 		if (n != -1 || err != EFAULT)
@@ -64,10 +78,10 @@ static void copy_check(struct copy_run *r, const unsigned char *buf,
 				 n, n < 0 ? strerror(err) : "no error");
 		return;
 	}
-	if (n <= 0 || n > max || (r->c == BOTH_WRITABLE && n != max)) {
+	if (n <= 0 || n > max || (full && n != max)) {
 		snprintf(r->why, sizeof(r->why), "returned %zd (%s), expected %s%zd",
 			 n, n < 0 ? strerror(err) : "no error",
-			 r->c == BOTH_WRITABLE ? "" : "1 to ", max);
+			 full ? "" : "1 to ", max);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -77,6 +91,36 @@ static void copy_check(struct copy_run *r, const unsigned char *buf,
 			return;
 		}
 	}
+}
+
+/*
+ * The copy-on-write case: @buf's pages written here, then shared with a
+ * child process, which makes the copy (to a new stack of its own) and
+ * exits with its verdict: 0, or 1 with r->why set in the child.
+ */
+static void cow_copy(struct copy_run *r, unsigned char *buf)
+{
+	int status, err;
+	pid_t pid;
+	ssize_t n;
+
+	memset(buf, 0xa5, 2 * PAGE);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(r->why, sizeof(r->why), "fork: %s", strerror(errno));
+		return;
+	}
+	if (pid == 0) {
+		n = pread(r->fd, buf, 2 * PAGE, r->depth);
+		err = errno;
+		copy_check(r, buf, n, err);
+		_exit(r->why[0] ? 1 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		snprintf(r->why, sizeof(r->why), "waitpid: %s", strerror(errno));
+	else if (!WIFEXITED(status) || WEXITSTATUS(status))
+		snprintf(r->why, sizeof(r->why),
+			 "the child's copy went wrong (status %#x)", status);
 }
 
 /* One copy, in a new thread: its stack has just its preallocated page. */
@@ -98,6 +142,16 @@ static void *copy_thread(void *arg)
 	    (r->c == NONE_WRITABLE &&
 	     mprotect(buf, 2 * PAGE, PROT_READ))) {
 		snprintf(r->why, sizeof(r->why), "mprotect: %s", strerror(errno));
+		munmap(buf, 2 * PAGE);
+		return NULL;
+	}
+	if (r->c == ZERO_PAGE && (buf[0] | buf[PAGE]) != 0) {
+		snprintf(r->why, sizeof(r->why), "fresh memory not zero");
+		munmap(buf, 2 * PAGE);
+		return NULL;
+	}
+	if (r->c == COPY_ON_WRITE) {
+		cow_copy(r, buf);
 		munmap(buf, 2 * PAGE);
 		return NULL;
 	}
@@ -133,8 +187,10 @@ enum ktap_result test_copy_to_user_at_floor(void)
 		ktap_diag("%s: %s", COPY, strerror(errno));
 		return KTAP_FAIL;
 	}
-	for (r.depth = DEPTH_FIRST; r.depth <= DEPTH_LAST; r.depth += DEPTH_STEP) {
+	for (r.depth = DEPTH_FIRST; r.depth <= DEPTH_LAST; r.depth += FINE_STEP) {
 		for (r.c = 0; r.c < NR_COPY_CASES; r.c++) {
+			if (r.c < ZERO_PAGE && (r.depth - DEPTH_FIRST) % DEPTH_STEP)
+				continue;
 			r.fd = fd;
 			r.why[0] = '\0';
 			if (pthread_create(&t, NULL, copy_thread, &r)) {
@@ -150,7 +206,7 @@ enum ktap_result test_copy_to_user_at_floor(void)
 		}
 	}
 	close(fd);
-	ktap_diag("%d copies from depths %d to %d bytes: %d wrong",
-		  copies, DEPTH_FIRST, DEPTH_LAST, wrong);
+	ktap_diag("%d copies from depths %d to %d bytes (steps of %d, %d for the permission faults): %d wrong",
+		  copies, DEPTH_FIRST, DEPTH_LAST, DEPTH_STEP, FINE_STEP, wrong);
 	return wrong ? KTAP_FAIL : KTAP_PASS;
 }
