@@ -36,11 +36,19 @@ ALWAYS="kernel/fork.o kernel/exit.o kernel/sched/core.o mm/vmalloc.o mm/vmstat.o
 # turns the feature on for an arch touches only its Kconfig.
 
 # enabled TREE CONFIG FILE: whether CONFIG builds FILE (.c or .S), going
-# by the obj-$(CONFIG_...) line of its directory's Makefile.
+# by the obj-$(CONFIG_...) line for it in its directory's Makefile or
+# Kbuild, and for each directory on the way up in its parent's (a file of
+# arch/arm64/kvm/hyp/vhe/ is built only with CONFIG_KVM).
 enabled() {
-	sym=$(sed -n "s/^obj-\$(\(CONFIG_[A-Z0-9_]*\))[[:space:]]*+=.*\<$(basename "${3%.[cS]}")\.o.*/\1/p" \
-		"$1/$(dirname "$3")/Makefile" | head -n 1)
-	[ -z "$sym" ] || grep -q "^$sym=y" "$2"
+	name=$(basename "${3%.[cS]}").o dir=$(dirname "$3")
+	while :; do
+		sym=$(cat "$1/$dir/Makefile" "$1/$dir/Kbuild" 2>/dev/null |
+			sed -n "s|^obj-\$(\(CONFIG_[A-Z0-9_]*\))[[:space:]]*+=.*\<$name\([[:space:]].*\)*$|\1|p" |
+			head -n 1)
+		[ -z "$sym" ] || grep -q "^$sym=y" "$2" || return 1
+		case $dir in */*) ;; *) return 0 ;; esac
+		name=$(basename "$dir")/ dir=$(dirname "$dir")
+	done
 }
 
 "$TOP/scripts/tree.sh" dynamic >/dev/null
