@@ -200,7 +200,8 @@ done
 		[ -f "$v" ] || continue
 		grep -q '^detail\|^problem' "$v" || continue
 		printf '\n%s/%s (%s):\n' "$arch" "$variant" "$result"
-		sed -n -e 's/^detail /- /p' -e 's/^problem /- problem: /p' "$v"
+		sed -n -e 's/^detail /- /p' -e 's/^diag /    /p' \
+			-e 's/^problem /- problem: /p' "$v"
 	done <"$rows"
 	awk -F '\t' '$3 == "FAIL" && $4 != "ok" { printf "\n%s/%s: %s\n", $1, $2, $13 }' "$rows"
 	if [ -s "$checks" ]; then

@@ -4,6 +4,9 @@
 #                                 KUnit and from /init; NAME is the names
 #                                 of its parents and its own, joined by "."
 #                                 (suite.case, init.case, suite.case.param)
+#   diag NAME TEXT                after a failed case: the last "# "
+#                                 diagnostic lines (up to 8) printed since
+#                                 the result before it, which say why
 #   metric NAME VALUE UNIT        "# METRIC" lines from the tests
 #   problem TEXT                  anything that fails the boot
 #
@@ -42,12 +45,14 @@ function close_level(d, name,	i, j) {
 				", saw " count[i] + 0)
 		for (j = 1; j <= nleaf[i]; j++) {
 			if (i == d && name != "")
-				add_leaf(i - 1, leaf_status[i, j], name "." leaf_name[i, j])
+				add_leaf(i - 1, leaf_status[i, j], name "." leaf_name[i, j],
+					 leaf_diag[i, j])
 			else if (i > 0)
 				add_leaf(i - 1, leaf_status[i, j], \
-					 (subtest[i] != "" ? subtest[i] : "?") "." leaf_name[i, j])
+					 (subtest[i] != "" ? subtest[i] : "?") "." leaf_name[i, j],
+					 leaf_diag[i, j])
 			else
-				print "case " leaf_status[i, j] " " leaf_name[i, j]
+				print_case(leaf_status[i, j], leaf_name[i, j], leaf_diag[i, j])
 		}
 		started[i] = 0; plan[i] = ""; count[i] = 0; nleaf[i] = 0
 		subtest[i] = ""; failed_leaf[i] = 0
@@ -58,14 +63,26 @@ function where(i) {
 	return subtest[i] != "" ? " (" subtest[i] ")" : ""
 }
 
-function add_leaf(d, status, name) {
+# A leaf's diagnostic lines travel with it, joined by "\n", until it is
+# printed; only a failed leaf's are.
+function print_case(status, name, diag,	n, a, i) {
+	print "case " status " " name
+	if (status != "FAIL" || diag == "")
+		return
+	n = split(diag, a, "\n")
+	for (i = 1; i <= n; i++)
+		print "diag " name " " a[i]
+}
+
+function add_leaf(d, status, name, diag) {
 	if (d < 0) {
-		print "case " status " " name
+		print_case(status, name, diag)
 		return
 	}
 	nleaf[d]++
 	leaf_name[d, nleaf[d]] = name
 	leaf_status[d, nleaf[d]] = status
+	leaf_diag[d, nleaf[d]] = diag
 	if (status == "FAIL")
 		failed_leaf[d] = 1
 }
@@ -153,8 +170,20 @@ body ~ /^# METRIC / {
 	next
 }
 
+# Any other diagnostic line, at any depth: the last 8 since a result are
+# kept for the next result (KUnit prints a case's one level deeper).
+body ~ /^# / {
+	ndiag++
+	diag_line[ndiag % 8] = body
+	next
+}
+
 body ~ /^(not )?ok [0-9]+( |$)/ {
 	ok = body !~ /^not ok/
+	diag = ""
+	for (i = ndiag > 8 ? ndiag - 7 : 1; i <= ndiag; i++)
+		diag = diag (diag == "" ? "" : "\n") diag_line[i % 8]
+	ndiag = 0
 	name = body
 	sub(/^(not )?ok /, "", name)
 	num = name + 0
@@ -182,13 +211,13 @@ body ~ /^(not )?ok [0-9]+( |$)/ {
 		children_failed = failed_leaf[d + 1]
 		close_level(d + 1, name)
 		if (!ok && !children_failed && !skip)
-			add_leaf(d, "FAIL", name)
+			add_leaf(d, "FAIL", name, diag)
 		else if (ok && children_failed)
 			problem(name " reported ok with a failed case")
 	} else {
 		if (started[d + 1])
 			close_level(d + 1, name)
-		add_leaf(d, skip ? "SKIP" : ok ? "PASS" : "FAIL", name)
+		add_leaf(d, skip ? "SKIP" : ok ? "PASS" : "FAIL", name, diag)
 	}
 	next
 }

@@ -21,7 +21,9 @@
 #
 # Prints "verdict ok|xfail|FAIL", the counts ("passed N", "failed N",
 # "skipped N", "xfail N"), then "detail STATUS CASE: WHY" for every case
-# that did not simply pass, and "problem TEXT" for what failed otherwise.
+# that did not simply pass, each failed one followed by its diagnostic
+# lines from tests/ktap.awk as "diag TEXT", and "problem TEXT" for what
+# failed otherwise.
 # With -v list=1 it prints only the expected cases, one per line.
 
 function glob_re(g,	r, i, c) {
@@ -60,6 +62,8 @@ function cells_match(list,	n, a, i, g, neg, yes) {
 
 function detail(status, name, why) {
 	details[++ndetails] = "detail " status " " name ": " why
+	if (status != "SKIP" && name in diag)
+		details[ndetails] = details[ndetails] diag[name]
 }
 
 BEGIN {
@@ -128,6 +132,17 @@ fileno == 3 {
 	result_boot[name] = boot
 	if (!(name in expected))
 		unexpected[++nunexpected] = name
+	next
+}
+
+/^diag / {
+	name = $0
+	sub(/^diag /, "", name)
+	text = name
+	sub(/ .*/, "", name)
+	sub(/^[^ ]* /, "", text)
+	if (result_boot[name] == boot)
+		diag[name] = diag[name] "\ndiag " text
 	next
 }
 

@@ -186,6 +186,18 @@ verdict_xfail_other_problem() {
 	verdict x86_64/dynamic FAIL "$tmp/x.tests.ktap"
 }
 
+# A failed case's diagnostic lines follow its detail line, and only its.
+verdict_failed_diag() {
+	verdict_setup || return 1
+	{ sed 's/PASS init.b/FAIL init.b/' "$tmp/all.tests.ktap" &&
+	  printf 'diag init.b # 9 KiB, expected 0 to 4\ndiag init.a # not init.a\n'; } \
+		>"$tmp/x.tests.ktap" || return 1
+	verdict x86_64/dynamic FAIL "$tmp/x.tests.ktap" &&
+		grep -A1 '^detail FAIL init.b: not ok (tests)$' "$tmp/v.out" |
+		sed 1d | grep -qx 'diag # 9 KiB, expected 0 to 4' &&
+		! grep -q 'not init.a' "$tmp/v.out"
+}
+
 verdict_xpass() {
 	verdict_setup || return 1
 	printf 'x86_64/*\tkunit.c\ta known defect (the x issue)\n' >"$tmp/v.xfail" || return 1
@@ -297,7 +309,7 @@ symbols_link_check() {
 logs=$(ls tests/host/ktap/*.log | wc -l)
 complaints=$(grep -c "^[^#].*$TAB" tests/complaints)
 echo "KTAP version 1"
-echo "1..$((26 + logs + complaints))"
+echo "1..$((27 + logs + complaints))"
 # Each variant's tree, fragments and baseline: NAME-baseline is the
 # baseline with configs/NAME.config, the twin NAME is held against.
 variant_roles() {
@@ -341,6 +353,7 @@ check verdict_skip_not_allowed verdict_skip_not_allowed
 check verdict_skip_allowed verdict_skip_allowed
 check verdict_xfail verdict_xfail
 check verdict_xfail_other_problem verdict_xfail_other_problem
+check verdict_failed_diag verdict_failed_diag
 check verdict_xpass verdict_xpass
 check verdict_reported_twice verdict_reported_twice
 check unknown_arch expect_usage_error "valid: $(cd boot && ls -- *.conf | sed 's/\.conf$//' | tr '\n' ' ' | sed 's/ $//')" \
