@@ -189,6 +189,32 @@ for arch in $arches; do
 	done
 done
 
+# Noinstr code of the series calls only noinstr code (scripts/noinstr.sh),
+# in every dynamic kernel built for an arch whose boot/ARCH.conf lists
+# NOINSTR_FUNCS (objtool checks x86's).
+for arch in $arches; do
+	for variant in $variants; do
+		[ "$(variant_tree "$variant")" != baseline ] &&
+			supported "$arch" "$variant" &&
+			[ "$(cat "$results/$arch-$variant.build.status")" = 0 ] || continue
+		(
+			check_arch "$arch"
+			[ -n "${NOINSTR_FUNCS:-}" ] || exit 0
+			image=$(cat "$results/$arch-$variant.image")
+			name=noinstr_calls.$arch.$variant
+			# shellcheck disable=SC2086
+			if out=$(CROSS_COMPILE=$CROSS_COMPILE NOINSTR_ALLOW=${NOINSTR_ALLOW:-} \
+				"$TOP/scripts/noinstr.sh" "${image%/"$KERNEL_IMAGE"}/vmlinux" \
+				$NOINSTR_FUNCS 2>&1); then
+				printf '%s\tok\t%s call only noinstr code (and %s)\n' "$name" \
+					"$NOINSTR_FUNCS" "${NOINSTR_ALLOW:-nothing else}"
+			else
+				printf '%s\tFAIL\t%s\n' "$name" "$(echo "$out" | tr '\n' ';')"
+			fi
+		) >>"$checks"
+	done
+done
+
 {
 	echo "| arch | variant | result | build | boots | passed | failed | skipped | xfail | build s | boot s | kstack KiB/thread |"
 	echo "|---|---|---|---|---|---|---|---|---|---|---|---|"

@@ -306,10 +306,52 @@ symbols_link_check() {
 	grep -q '`foo'"'"' defined more than once' "$tmp/err"
 }
 
+# scripts/noinstr.sh on a small aarch64 program laid out as vmlinux is:
+# calls into .noinstr.text, .entry.text and NOINSTR_ALLOW pass; a call to
+# .text, an indirect call and a missing function are reported.
+noinstr_calls() {
+	cat >"$tmp/n.S" <<-EOF || return 1
+	.section .noinstr.text, "ax"
+	.type	good, %function
+	.type	bad, %function
+	__noinstr_text_start:
+	good:	bl	helper
+		bl	_printk
+		bl	entry
+		b	good
+		ret
+	bad:	bl	out_of_line
+		blr	x0
+		ret
+	helper:	ret
+	__noinstr_text_end:
+	.section .entry.text, "ax"
+	__entry_text_start:
+	entry:	ret
+	__entry_text_end:
+	.text
+	.type	out_of_line, %function
+	out_of_line:
+		ret
+	_printk: ret
+	.globl	_start
+	_start:	ret
+	EOF
+	aarch64-linux-gnu-gcc -nostdlib -static -o "$tmp/n.elf" "$tmp/n.S" || return 1
+	export CROSS_COMPILE=aarch64-linux-gnu- NOINSTR_ALLOW=_printk
+	scripts/noinstr.sh "$tmp/n.elf" good || return 1
+	! scripts/noinstr.sh "$tmp/n.elf" bad >"$tmp/n.out" || return 1
+	cat "$tmp/n.out"
+	grep -q '^bad: calls out_of_line .*not noinstr' "$tmp/n.out" &&
+		grep -q '^bad: indirect call' "$tmp/n.out" || return 1
+	! scripts/noinstr.sh "$tmp/n.elf" nosuch >"$tmp/n.out" &&
+		grep -q '^nosuch: not in the kernel' "$tmp/n.out"
+}
+
 logs=$(ls tests/host/ktap/*.log | wc -l)
 complaints=$(grep -c "^[^#].*$TAB" tests/complaints)
 echo "KTAP version 1"
-echo "1..$((27 + logs + complaints))"
+echo "1..$((28 + logs + complaints))"
 # Each variant's tree, fragments and baseline: NAME-baseline is the
 # baseline with configs/NAME.config, the twin NAME is held against.
 variant_roles() {
@@ -354,6 +396,7 @@ check verdict_skip_allowed verdict_skip_allowed
 check verdict_xfail verdict_xfail
 check verdict_xfail_other_problem verdict_xfail_other_problem
 check verdict_failed_diag verdict_failed_diag
+check noinstr_calls noinstr_calls
 check verdict_xpass verdict_xpass
 check verdict_reported_twice verdict_reported_twice
 check unknown_arch expect_usage_error "valid: $(cd boot && ls -- *.conf | sed 's/\.conf$//' | tr '\n' ' ' | sed 's/ $//')" \
