@@ -91,18 +91,27 @@ long ids_missing(const long *a, long na, const long *b, long nb)
 	return missing;
 }
 
+/* nr_dynamic_stacks_faults, or 0 if the kernel has no such counter. */
+static long grown_kib(void)
+{
+	long kib = vmstat_read("nr_dynamic_stacks_faults");
+
+	return kib < 0 ? 0 : kib;
+}
+
 int kstack_snapshot(struct kstack_snapshot *s)
 {
 	int tries;
 
 	for (tries = 0; tries < 100; tries++) {
-		long before = count_tasks();
+		long before = count_tasks(), grown = grown_kib();
 
 		s->kib = vmstat_read("nr_kernel_stack");
+		s->grown_kib = grown_kib();
 		s->tasks = count_tasks();
 		if (s->kib < 0 || s->tasks < 0)
 			return -1;
-		if (before == s->tasks)
+		if (before == s->tasks && grown == s->grown_kib)
 			return 0;
 	}
 	return -1;
@@ -134,7 +143,8 @@ int kstack_accounted(const struct kstack_snapshot *before,
 		     const struct kstack_snapshot *after, double lo, long max_kib)
 {
 	long tasks = after->tasks - before->tasks;
-	long kib = after->kib - before->kib;
+	long kib = after->kib - before->kib -
+		   (after->grown_kib - before->grown_kib);
 
 	/* Fewer tasks: a kernel thread (a kworker) exited meanwhile. */
 	if (tasks < 0)

@@ -21,11 +21,14 @@ long task_ids(long *ids, long max);
 long ids_missing(const long *a, long na, const long *b, long nb);
 
 /*
- * nr_kernel_stack and the task count at one instant: both are read until
- * the task count is the same before and after the counter.
+ * nr_kernel_stack, nr_dynamic_stacks_faults (the part of it that faults
+ * mapped below the first page of dynamic stacks; 0 without the series)
+ * and the task count at one instant: they are read until the task count
+ * and the fault count are the same before and after nr_kernel_stack.
  */
 struct kstack_snapshot {
 	long kib;
+	long grown_kib;
 	long tasks;
 };
 
@@ -48,7 +51,10 @@ long thread_kib(void);
  * that are new since then (kernel threads started meanwhile) account for:
  * at least @lo KiB and at most @max_kib KiB for each of them; or, with
  * fewer tasks (a kernel thread exited meanwhile), what each that is gone
- * took away.
+ * took away. On a dynamic kernel, what faults mapped or exits and reclaim
+ * gave back meanwhile (grown_kib) is taken out first: a task that was
+ * there all along may have grown (an exception that comes near the floor
+ * of its stack maps a page), and that is no new task's.
  */
 int kstack_accounted(const struct kstack_snapshot *before,
 		     const struct kstack_snapshot *after, double lo, long max_kib);

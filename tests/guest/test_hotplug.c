@@ -46,7 +46,7 @@ static int set_cpu1(const char *state)
 enum ktap_result test_cpu_hotplug(void)
 {
 	double lo = env_double("KSTACK_KIB_MIN", 0);
-	struct kstack_snapshot before, after = { 0, 0 };
+	struct kstack_snapshot before, after = { 0 };
 	struct churn loaders[NR_LOADERS];
 	long faults_before = 0, faults_after = 0, threads = 0, errors = 0;
 	static long ids_before[MAX_IDS], ids_after[MAX_IDS];
