@@ -110,12 +110,27 @@ expect=$report" kunit.enable=0 "LKDTM=$type"
 		"$build_s" "$boot_s" "$kib" "$reason" >>"$rows"
 }
 
-# Trees first (one at a time: they share a repository), then every kernel
-# at once (their serial phases overlap), then the boots one by one.
+# Trees first, one at a time (they share a repository), all of them
+# before any build starts: a build holds the tree lock shared, and
+# tree.sh waits for it exclusively, so a tree prepared after a build had
+# started would wait for that build, and the kernels would build in
+# waves. Then every kernel at once (their serial phases overlap), then
+# the boots one by one.
+for tree in $(for v in $variants; do variant_tree "$v"; done | sort -u); do
+	echo "matrix: preparing the $tree tree" >&2
+	if "$TOP/scripts/tree.sh" "$tree" >"$results/tree-$tree.path" \
+		2>"$results/tree-$tree.log"; then
+		:
+	else
+		cat "$results/tree-$tree.log" >&2
+		rm -f "$results/tree-$tree.path"
+	fi
+done
 pids=
 for variant in $variants; do
-	echo "matrix: preparing the $variant tree" >&2
-	if src=$("$TOP/scripts/tree.sh" "$variant" 2>"$results/tree-$variant.log"); then
+	tree=$(variant_tree "$variant")
+	if [ -s "$results/tree-$tree.path" ]; then
+		src=$(cat "$results/tree-$tree.path")
 		for arch in $arches; do
 			supported "$arch" "$variant" || continue
 			echo "matrix: building $arch/$variant" >&2
@@ -123,9 +138,8 @@ for variant in $variants; do
 			pids="$pids $!"
 		done
 	else
-		cat "$results/tree-$variant.log" >&2
 		for arch in $arches; do
-			cp "$results/tree-$variant.log" "$results/$arch-$variant.build.log"
+			cp "$results/tree-$tree.log" "$results/$arch-$variant.build.log"
 			echo 0 >"$results/$arch-$variant.build_s"
 			echo 1 >"$results/$arch-$variant.build.status"
 		done
