@@ -3,7 +3,8 @@
 #
 # Configures tinyconfig + configs/{common,ARCH,TREE}.config and, for a
 # VARIANT that is not its TREE (scripts/common.sh: variant_tree),
-# configs/VARIANT.config (NAME.config for NAME-baseline), and builds
+# configs/VARIANT.config (NAME.config for NAME-baseline) and, if there is
+# one, configs/ARCH-VARIANT.config (ARCH-NAME.config), and builds
 # the kernel out of tree in $CACHE/build/ARCH-VARIANT with ccache; prints
 # the image path. Nothing is rebuilt when the source commit, the fragments
 # and the compiler are what the last successful build used.
@@ -28,7 +29,11 @@ if [ -z "${DYNSTACK_BUILD_LOCKED:-}" ]; then
 fi
 unset DYNSTACK_BUILD_LOCKED
 frags="$TOP/configs/common.config $TOP/configs/$arch.config $TOP/configs/$tree.config"
-[ "$variant" = "$tree" ] || frags="$frags $TOP/configs/${variant%-baseline}.config"
+if [ "$variant" != "$tree" ]; then
+	frags="$frags $TOP/configs/${variant%-baseline}.config"
+	f=$TOP/configs/$arch-${variant%-baseline}.config
+	[ ! -f "$f" ] || frags="$frags $f"
+fi
 cc=${CROSS_COMPILE}gcc
 key=$( (git -C "$src" rev-parse HEAD; cat $frags; $cc --version | head -n 1) |
 	sha256sum | cut -d' ' -f1)

@@ -205,7 +205,8 @@ done
 
 # Noinstr code of the series calls only noinstr code (scripts/noinstr.sh),
 # in every dynamic kernel built for an arch whose boot/ARCH.conf lists
-# NOINSTR_FUNCS (objtool checks x86's).
+# NOINSTR_FUNCS. On x86 objtool checks all noinstr code, in every kernel
+# built with CONFIG_NOINSTR_VALIDATION (scripts/objtool-noinstr.sh).
 for arch in $arches; do
 	for variant in $variants; do
 		[ "$(variant_tree "$variant")" != baseline ] &&
@@ -226,6 +227,22 @@ for arch in $arches; do
 				printf '%s\tFAIL\t%s\n' "$name" "$(echo "$out" | tr '\n' ';')"
 			fi
 		) >>"$checks"
+	done
+done
+
+for arch in $arches; do
+	for variant in $variants; do
+		supported "$arch" "$variant" &&
+			[ "$(cat "$results/$arch-$variant.build.status")" = 0 ] || continue
+		dir=$(cat "$results/$arch-$variant.image")
+		dir=${dir%/arch/*}
+		grep -qx CONFIG_NOINSTR_VALIDATION=y "$dir/.config" || continue
+		name=noinstr_objtool.$arch.$variant
+		if out=$("$TOP/scripts/objtool-noinstr.sh" "$dir" 2>&1); then
+			printf '%s\tok\tobjtool --noinstr reports nothing\n' "$name"
+		else
+			printf '%s\tFAIL\t%s\n' "$name" "$(echo "$out" | tr '\n' ';')"
+		fi >>"$checks"
 	done
 done
 

@@ -348,10 +348,30 @@ noinstr_calls() {
 		grep -q '^nosuch: not in the kernel' "$tmp/n.out"
 }
 
+# scripts/objtool-noinstr.sh with a stand-in objtool: what the kernel
+# build needs is checked, a report fails, silence passes.
+objtool_noinstr() {
+	d=$tmp/ob
+	mkdir -p "$d/tools/objtool" || return 1
+	scripts/objtool-noinstr.sh "$d" 2>"$tmp/err" && return 1
+	grep -q "no $d/.config" "$tmp/err" || return 1
+	: >"$d/.config" && : >"$d/vmlinux.o" || return 1
+	printf '#!/bin/sh\nfor f; do :; done\n[ -z "$OUT" ] || echo "$f: $OUT"\n' \
+		>"$d/tools/objtool/objtool" && chmod +x "$d/tools/objtool/objtool" || return 1
+	scripts/objtool-noinstr.sh "$d" 2>"$tmp/err" && return 1
+	grep -q "not built with CONFIG_NOINSTR_VALIDATION" "$tmp/err" || return 1
+	echo CONFIG_NOINSTR_VALIDATION=y >"$d/.config"
+	OUT='' scripts/objtool-noinstr.sh "$d" || return 1
+	OUT="warning: objtool: f+0x1: call to g() leaves .noinstr.text section" \
+		scripts/objtool-noinstr.sh "$d" >"$tmp/n.out" && return 1
+	cat "$tmp/n.out"
+	grep -qx "warning: objtool: f+0x1: call to g() leaves .noinstr.text section" "$tmp/n.out"
+}
+
 logs=$(ls tests/host/ktap/*.log | wc -l)
 complaints=$(grep -c "^[^#].*$TAB" tests/complaints)
 echo "KTAP version 1"
-echo "1..$((28 + logs + complaints))"
+echo "1..$((29 + logs + complaints))"
 # Each variant's tree, fragments and baseline: NAME-baseline is the
 # baseline with configs/NAME.config, the twin NAME is held against.
 variant_roles() {
@@ -397,6 +417,7 @@ check verdict_xfail verdict_xfail
 check verdict_xfail_other_problem verdict_xfail_other_problem
 check verdict_failed_diag verdict_failed_diag
 check noinstr_calls noinstr_calls
+check objtool_noinstr objtool_noinstr
 check verdict_xpass verdict_xpass
 check verdict_reported_twice verdict_reported_twice
 check unknown_arch expect_usage_error "valid: $(cd boot && ls -- *.conf | sed 's/\.conf$//' | tr '\n' ' ' | sed 's/ $//')" \
