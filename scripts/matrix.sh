@@ -59,10 +59,11 @@ guest() {
 		$(cat "$g_cmdline") "$@"
 }
 
-# cell ARCH VARIANT: boots a built kernel once for the tests and once for
-# each crash test, takes the verdict, and appends "arch variant result
-# build boots passed failed skipped xfail build_s boot_s kib reason" to
-# $rows.
+# cell ARCH VARIANT: boots a built kernel once for the tests, once more
+# with tests/guest/off.cmdline (dynamic_stack=off) for the off.* cases if
+# it has any, and once for each crash test, takes the verdict, and appends
+# "arch variant result build boots passed failed skipped xfail build_s
+# boot_s kib reason" to $rows.
 cell() {
 	arch=$1 variant=$2 base=$results/$1-$2
 	result=FAIL build=FAIL boots=0 boot_s=- kib=- reason=
@@ -73,9 +74,14 @@ cell() {
 		build=ok
 		t0=$(now)
 		cases=$(expected "$arch" "$variant")
-		if echo "$cases" | grep -qv '^lkdtm\.'; then
-			set -- ${tests:+"TESTS=$tests" "kunit.filter_glob=$tests"}
+		set -- ${tests:+"TESTS=$tests" "kunit.filter_glob=$tests"}
+		if echo "$cases" | grep -qv -e '^lkdtm\.' -e '^off\.'; then
 			guest "$arch" "$variant" tests "" "$@"
+			boots=$((boots + 1))
+		fi
+		if echo "$cases" | grep -q '^off\.'; then
+			# shellcheck disable=SC2046
+			guest "$arch" "$variant" off "" "$@" $(cat "$TOP/tests/guest/off.cmdline")
 			boots=$((boots + 1))
 		fi
 		for type in $(echo "$cases" | sed -n 's/^lkdtm\.//p'); do
@@ -88,7 +94,7 @@ expect=$report" kunit.enable=0 "LKDTM=$type"
 		done
 		boot_s=$(($(now) - t0))
 		kib=$(sed -n 's/^metric kstack_kib_per_thread \([^ ]*\).*/\1/p' \
-			"$base".*.ktap 2>/dev/null | head -n 1)
+			"$base.tests.ktap" 2>/dev/null | head -n 1)
 		kib=${kib:--}
 		awk -v cell="$arch/$variant" -v tests="$tests" -f "$TOP/tests/verdict.awk" \
 			"$TOP/tests/cases" "$TOP/tests/xfail" "$TOP/tests/skips" \

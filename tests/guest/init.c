@@ -55,6 +55,16 @@ static const struct ktap_case dynamic_cases[] = {
 #endif
 };
 
+/*
+ * Run, as suite "off", when the command line says DYNAMIC_STACK_OFF=1: a
+ * dynamic kernel booted with dynamic_stack=off (tests/guest/off.cmdline).
+ */
+static const struct ktap_case off_cases[] = {
+	{ "dynamic_stack_off",		test_dynamic_stack_off },
+	{ "kstack_kib_per_thread",	test_kstack_per_thread },
+	{ "kstack_returns_after_exit",	test_kstack_returns },
+};
+
 /* Run on a kernel with kmemleak (the debug variants). */
 static const struct ktap_case kmemleak_cases[] = {
 	{ "kmemleak_scan",		test_kmemleak_scan },
@@ -180,6 +190,10 @@ int main(void)
 		ktap_end_subtest("lkdtm", KTAP_FAIL);
 	} else if (getenv("BENCH")) {
 		bench_run();
+	} else if (env_double("DYNAMIC_STACK_OFF", 0) == 1) {
+		ktap_plan(ktap_count_selected("off", off_cases,
+					      ARRAY_SIZE(off_cases)) ? 1 : 0);
+		ktap_run_suite("off", off_cases, ARRAY_SIZE(off_cases));
 	} else {
 		ktap_plan(ktap_count_selected("init", all, n) ? 1 : 0);
 		ktap_diag("seed %u (SEED=%u on the command line repeats it)",

@@ -102,6 +102,21 @@ static void release_threads(void)
 }
 
 /*
+ * What a new thread's stack costs, in KiB: KSTACK_KIB_MIN to KSTACK_KIB_MAX
+ * from the command line, or, on a dynamic kernel booted with
+ * dynamic_stack=off (DYNAMIC_STACK_OFF=1), THREAD_SIZE: every stack whole.
+ */
+static void kstack_bounds(double *lo, double *hi)
+{
+	*lo = env_double("KSTACK_KIB_MIN", -1);
+	*hi = env_double("KSTACK_KIB_MAX", -1);
+	if (env_double("DYNAMIC_STACK_OFF", 0) == 1) {
+		*lo = thread_kib() - 0.05;
+		*hi = thread_kib() + 0.05;
+	}
+}
+
+/*
  * Also measured here, for the matrix to hold the counters against: the
  * fall in free memory per thread (free_kib_per_thread: MemFree and the
  * per-CPU page lists, from /proc/zoneinfo, after vm.stat_refresh folded
@@ -112,15 +127,14 @@ static void release_threads(void)
  */
 enum ktap_result test_kstack_per_thread(void)
 {
-	double lo = env_double("KSTACK_KIB_MIN", -1);
-	double hi = env_double("KSTACK_KIB_MAX", -1);
 	int dynamic = env_double("DYNAMIC_STACK", 0) == 1;
 	long free_before, free_during;
 	struct kstack_snapshot during;
 	pthread_attr_t attr;
-	double per_thread;
+	double per_thread, lo, hi;
 	int i, agree = 1;
 
+	kstack_bounds(&lo, &hi);
 	if (lo < 0 || hi < 0) {
 		ktap_diag("KSTACK_KIB_MIN/KSTACK_KIB_MAX not on the command line");
 		return KTAP_FAIL;
@@ -185,11 +199,14 @@ enum ktap_result test_kstack_per_thread(void)
  */
 enum ktap_result test_kstack_returns(void)
 {
-	double lo = env_double("KSTACK_KIB_MIN", 0);
 	int dynamic = env_double("DYNAMIC_STACK", 0) == 1;
 	struct kstack_snapshot after = { 0 };
 	long exited, max_kib = thread_kib();
 	int i, settled = 0;
+	double lo, hi;
+
+	kstack_bounds(&lo, &hi);
+	lo = lo < 0 ? 0 : lo;
 
 	if (nr_started != NR_THREADS) {
 		release_threads();

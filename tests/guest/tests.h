@@ -28,6 +28,7 @@ enum ktap_result test_memcg_kernel_stack(void);
 enum ktap_result test_memcg_reclaim(void);
 enum ktap_result test_cpu_hotplug(void);
 enum ktap_result test_kmemleak_scan(void);
+enum ktap_result test_dynamic_stack_off(void);
 
 /* The benchmarks (BENCH= on the command line), as one KTAP document. */
 int bench_run(void);
