@@ -18,6 +18,8 @@ long count_tasks(void);
  * ids_missing() counts those of @a not in @b.
  */
 long task_ids(long *ids, long max);
+/* Enough room in @ids for the tasks of any test here. */
+#define TASK_IDS_MAX	4096
 long ids_missing(const long *a, long na, const long *b, long nb);
 
 /*

@@ -21,7 +21,6 @@
 #define CPU1_ONLINE	"/sys/devices/system/cpu/cpu1/online"
 #define NR_LOADERS	8
 #define CYCLES		10
-#define MAX_IDS		4096
 
 static int grow;
 
@@ -49,7 +48,7 @@ enum ktap_result test_cpu_hotplug(void)
 	struct kstack_snapshot before, after = { 0 };
 	struct churn loaders[NR_LOADERS];
 	long threads = 0, errors = 0, grown;
-	static long ids_before[MAX_IDS], ids_after[MAX_IDS];
+	static long ids_before[TASK_IDS_MAX], ids_after[TASK_IDS_MAX];
 	long nr_ids_before, nr_ids_after = -1, gone = -1, new = -1, kib;
 	int i, cycles = 0, settled = 0, cpu1_err = -1;
 	atomic_int stop = 0;
@@ -64,7 +63,7 @@ enum ktap_result test_cpu_hotplug(void)
 	}
 	if (kstack_snapshot(&before))
 		return KTAP_FAIL;
-	nr_ids_before = min_l(task_ids(ids_before, MAX_IDS), MAX_IDS);
+	nr_ids_before = min_l(task_ids(ids_before, TASK_IDS_MAX), TASK_IDS_MAX);
 
 	for (i = 0; i < NR_LOADERS; i++) {
 		loaders[i] = (struct churn){ .cpu = -1, .grow = grow,
@@ -106,7 +105,7 @@ enum ktap_result test_cpu_hotplug(void)
 		 * returned bounds it from below. The page tables count what
 		 * is left (the check after every case).
 		 */
-		nr_ids_after = min_l(task_ids(ids_after, MAX_IDS), MAX_IDS);
+		nr_ids_after = min_l(task_ids(ids_after, TASK_IDS_MAX), TASK_IDS_MAX);
 		gone = ids_missing(ids_before, nr_ids_before, ids_after,
 				   nr_ids_after);
 		new = ids_missing(ids_after, nr_ids_after, ids_before,

@@ -37,7 +37,6 @@
 #define FLUSH_HOLD	"30000"		/* ms at most, dynamic_stack/flush_delay_ms */
 #define TLB_ROUNDS	3
 #define STRESS_SECONDS	4
-#define MAX_IDS		4096
 #define RECLAIM_TRIES	3
 
 static pthread_barrier_t asleep;
@@ -73,7 +72,7 @@ static void *sleeper(void *arg)
  */
 static enum ktap_result reclaim_sleeping(int *churn)
 {
-	static long ids_before[MAX_IDS], ids_after[MAX_IDS];
+	static long ids_before[TASK_IDS_MAX], ids_after[TASK_IDS_MAX];
 	static struct sleeper s[NR_SLEEPERS];
 	struct kstack_snapshot before, grown, reclaimed;
 	double grown_kib = -1, reclaimed_kib = -1;
@@ -82,7 +81,7 @@ static enum ktap_result reclaim_sleeping(int *churn)
 
 	memset(s, 0, sizeof(s));
 	*churn = 0;
-	nr_before = min_l(task_ids(ids_before, MAX_IDS), MAX_IDS);
+	nr_before = min_l(task_ids(ids_before, TASK_IDS_MAX), TASK_IDS_MAX);
 	if (nr_before < 0 || kstack_snapshot(&before) || pipe(wake_pipe)) {
 		ktap_diag("nr_kernel_stack or the task ids unreadable");
 		return KTAP_FAIL;
@@ -103,7 +102,7 @@ static enum ktap_result reclaim_sleeping(int *churn)
 	if (!err && !kstack_snapshot(&reclaimed) && reclaimed.tasks > before.tasks)
 		reclaimed_kib = (double)(reclaimed.kib - before.kib) /
 				(reclaimed.tasks - before.tasks);
-	nr_after = min_l(task_ids(ids_after, MAX_IDS), MAX_IDS);
+	nr_after = min_l(task_ids(ids_after, TASK_IDS_MAX), TASK_IDS_MAX);
 	if (nr_after >= 0) {
 		gone = ids_missing(ids_before, nr_before, ids_after, nr_after);
 		new = ids_missing(ids_after, nr_after, ids_before, nr_before);
