@@ -16,7 +16,7 @@ VALID_VARIANTS := $(shell sed -n 's/^ARCH_VARIANTS="\(.*\)"/\1/p' boot/*.conf | 
 ARCHES   ?= $(or $(ARCH),$(VALID_ARCHES))
 VARIANTS ?= $(or $(VARIANT),$(VALID_VARIANTS))
 
-GUEST_SRCS := $(wildcard tests/guest/*.c tests/guest/*.h)
+GUEST_SRCS := $(wildcard tests/guest/*.c tests/guest/*.h tests/compat/*.c)
 INITRAMFS   = $(CACHE)/initramfs/$(1).cpio
 
 .PHONY: help deps matrix test bench hostcheck checkpatch bisect kernel boot initramfs review clean distclean
@@ -105,7 +105,7 @@ initramfs: deps $(call INITRAMFS,$(ARCH))
 
 boot: deps $(if $(INITRD),,$(call INITRAMFS,$(ARCH)))
 	@mkdir -p $(RESULTS)
-	@boot/qemu.sh $(ARCH) "$$(scripts/build.sh $(ARCH) $(VARIANT))" \
+	@VARIANT=$(VARIANT) boot/qemu.sh $(ARCH) "$$(scripts/build.sh $(ARCH) $(VARIANT))" \
 		$(or $(INITRD),$(call INITRAMFS,$(ARCH))) \
 		$(RESULTS)/$(ARCH)-$(VARIANT).boot.log \
 		$$(cat tests/guest/$(if $(filter baseline %-baseline,$(VARIANT)),baseline,dynamic).cmdline) \

@@ -130,13 +130,15 @@ trap on_interrupt INT TERM HUP
 # ARCH's test initramfs, console to LOG, and parses it with tests/ktap.awk
 # (AWK-ARGS: its -v assignments, separated by newlines) into LOG's .ktap
 # file, where a hang, a QEMU failure or anything the parser finds wrong is
-# a "problem" line.
+# a "problem" line. $BOOT_VARIANT, if set, is the variant whose machine
+# boots (boot/qemu.sh's $VARIANT).
 boot_guest() {
 	bg_arch=$1 bg_image=$2 bg_log=$3 bg_awk=$4 bg_status=0
 	bg_ktap=${bg_log%.log}.ktap
 	shift 4
-	"$TOP/boot/qemu.sh" "$bg_arch" "$bg_image" "$CACHE/initramfs/$bg_arch.cpio" \
-		"$bg_log" "$@" >/dev/null 2>&1 || bg_status=$?
+	VARIANT=${BOOT_VARIANT:-} "$TOP/boot/qemu.sh" "$bg_arch" "$bg_image" \
+		"$CACHE/initramfs/$bg_arch.cpio" "$bg_log" "$@" >/dev/null 2>&1 ||
+		bg_status=$?
 	parse_console "$bg_log" "$bg_awk" >"$bg_ktap"
 	case $bg_status in
 	0) ;;

@@ -53,6 +53,10 @@ build() {
 guest() {
 	g_base=$results/$1-$2 g_cmdline=$TOP/tests/guest/$(variant_tree "$2").cmdline
 	g_log=$results/$1-$2.$3.log g_awk=$4 g_arch=$1
+	# The variant's own QEMU machine, if boot/ARCH.conf has one
+	# (boot_guest reads it).
+	# shellcheck disable=SC2034
+	BOOT_VARIANT=$2
 	shift 4
 	# shellcheck disable=SC2046
 	boot_guest "$g_arch" "$(cat "$g_base.image")" "$g_log" "$g_awk" \

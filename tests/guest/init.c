@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /init of the test initramfs: mounts the pseudo file systems, runs the
- * in-guest tests as one KTAP document on the console and reboots, which
- * ends QEMU (it runs with -no-reboot).
+ * in-guest tests, then the kernel's own selftests that the initramfs holds
+ * (suite "kselftest", tests/guest/kselftest.c), as one KTAP document on the
+ * console and reboots, which ends QEMU (it runs with -no-reboot).
  *
  * Expectations come from the kernel command line, which the kernel hands
  * to init as environment variables (tests/guest/VARIANT.cmdline). TESTS=GLOB
@@ -63,6 +64,36 @@ static const struct ktap_case off_cases[] = {
 	{ "dynamic_stack_off",		test_dynamic_stack_off },
 	{ "kstack_kib_per_thread",	test_kstack_per_thread },
 	{ "kstack_returns_after_exit",	test_kstack_returns },
+	{ "threads_max",		test_threads_max_off },
+};
+
+/*
+ * Run when the command line says PSEUDO_NMI=1 (boot/arm64.conf's debug
+ * machine, booted with irqchip.gicv3_pseudo_nmi=1): the kernel masks
+ * interrupts by priority, and the PMU's interrupt is a pseudo-NMI, which
+ * the other cases rely on (switch_at_stack_floor samples with it).
+ */
+static enum ktap_result test_pseudo_nmi(void)
+{
+	static const char *const logs[] = {
+		"Pseudo-NMIs enabled",
+		"counters available, using NMIs",
+	};
+	enum ktap_result r = KTAP_PASS;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(logs); i++) {
+		if (klog_has(logs[i]))
+			continue;
+		ktap_diag("no \"%s\" in the kernel log (a GICv3, CONFIG_ARM64_PSEUDO_NMI and a PMU needed)",
+			  logs[i]);
+		r = KTAP_FAIL;
+	}
+	return r;
+}
+
+static const struct ktap_case pseudo_nmi_cases[] = {
+	{ "pseudo_nmi_enabled",		test_pseudo_nmi },
 };
 
 /* Run on a kernel with kmemleak (the debug variants). */
@@ -147,6 +178,7 @@ int main(void)
 {
 	struct ktap_case all[ARRAY_SIZE(cases) + ARRAY_SIZE(dynamic_cases) +
 			     ARRAY_SIZE(kmemleak_cases) +
+			     ARRAY_SIZE(pseudo_nmi_cases) +
 			     ARRAY_SIZE(fail_page_alloc_cases) +
 			     ARRAY_SIZE(stress_cases)];
 	size_t n = ARRAY_SIZE(cases);
@@ -155,6 +187,8 @@ int main(void)
 	mount_fs("proc", "/proc", "proc");
 	mount_fs("sysfs", "/sys", "sysfs");
 	mount_fs("debugfs", "/sys/kernel/debug", "debugfs");
+	/* The pseudo-terminals of the selftests (/dev/ptmx is devtmpfs's). */
+	mount_fs("devpts", "/dev/pts", "devpts");
 	ktap_init();
 	init_seed();
 
@@ -177,6 +211,10 @@ int main(void)
 			n += ARRAY_SIZE(stress_cases);
 		}
 	}
+	if (env_double("PSEUDO_NMI", 0) == 1) {
+		memcpy(all + n, pseudo_nmi_cases, sizeof(pseudo_nmi_cases));
+		n += ARRAY_SIZE(pseudo_nmi_cases);
+	}
 	if (!access("/sys/kernel/debug/kmemleak", F_OK)) {
 		memcpy(all + n, kmemleak_cases, sizeof(kmemleak_cases));
 		n += ARRAY_SIZE(kmemleak_cases);
@@ -195,10 +233,13 @@ int main(void)
 					      ARRAY_SIZE(off_cases)) ? 1 : 0);
 		ktap_run_suite("off", off_cases, ARRAY_SIZE(off_cases));
 	} else {
-		ktap_plan(ktap_count_selected("init", all, n) ? 1 : 0);
+		ktap_plan((ktap_count_selected("init", all, n) ? 1 : 0) +
+			  (kselftest_count() ? 1 : 0));
 		ktap_diag("seed %u (SEED=%u on the command line repeats it)",
 			  test_seed(), test_seed());
 		ktap_run_suite("init", all, n);
+		/* The kernel's own selftests, after ours. */
+		kselftest_run();
 	}
 
 	sync();

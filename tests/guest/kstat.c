@@ -161,6 +161,49 @@ int pin_to_cpu(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set) ? errno : 0;
 }
 
+int irq_counts(const char *row, long *counts, int max)
+{
+	FILE *f = fopen("/proc/interrupts", "r");
+	char line[512];
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = strchr(line, ':');
+
+		if (!p || !strstr(line, row))
+			continue;
+		for (p++; n < max; n++)
+			counts[n] = strtol(p, &p, 10);
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+/* Whether a record of the kernel log so far contains @s. */
+int klog_has(const char *s)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char rec[8192];
+	ssize_t n;
+	int found = 0;
+
+	if (fd < 0)
+		return 0;
+	/* One record a read; EPIPE: records were overwritten, read on. */
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;
+		rec[n] = '\0';
+		if (strstr(rec, s))
+			found = 1;
+	}
+	close(fd);
+	return found;
+}
+
 int write_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY);

@@ -123,6 +123,15 @@ int pin_to_cpu(int cpu);
 int write_file(const char *path, const char *s);
 int drop_slab(void);
 
+/* Whether a record of the kernel log so far contains @s. */
+int klog_has(const char *s);
+
+/*
+ * The first @max CPUs' counts of the /proc/interrupts row that contains
+ * @row: the number of CPUs read, 0 if no row has it.
+ */
+int irq_counts(const char *row, long *counts, int max);
+
 /*
  * The seed of the random tests of this boot (SEED= on the command line, or
  * one /init chose and printed); test_seed_for(i) is a seed of its own for

@@ -150,6 +150,12 @@ int ktap_count_selected(const char *suite, const struct ktap_case *cases, int n)
 }
 
 static int (*after_each)(void);
+static const char *current_case;
+
+const char *ktap_current_case(void)
+{
+	return current_case;
+}
 
 void ktap_check_after_each(int (*check)(void))
 {
@@ -169,7 +175,9 @@ int ktap_run_suite(const char *suite, const struct ktap_case *cases, int n)
 		if (!case_selected(suite, cases[i].name))
 			continue;
 		watchdog_case(cases[i].name);
+		current_case = cases[i].name;
 		r = cases[i].run();
+		current_case = NULL;
 		if (r != KTAP_SKIP && after_each && after_each())
 			r = KTAP_FAIL;
 		watchdog_case(NULL);

@@ -66,6 +66,9 @@ int ktap_run_suite(const char *suite, const struct ktap_case *cases, int n);
  */
 void ktap_check_after_each(int (*check)(void));
 
+/* The name of the case ktap_run_suite() is running (NULL: none). */
+const char *ktap_current_case(void);
+
 /* How many of @cases of @suite are selected. */
 int ktap_count_selected(const char *suite, const struct ktap_case *cases, int n);
 

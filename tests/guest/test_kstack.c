@@ -265,13 +265,12 @@ static long meminfo_kib(const char *name)
 /*
  * threads-max (and the default RLIMIT_NPROC, half of it) lets the threads'
  * stacks take an eighth of the memory free at boot, counting a stack as
- * 16 KiB, THREAD_SIZE on both arches without DYNAMIC_STACK_32K or KASAN. A
- * 32 KiB dynamic stack maps what it uses and must not halve the limits. The
- * memory free at boot differs from MemTotal by what boot reserved and freed
- * again (the initramfs, init sections): a few per cent, well inside the
- * bounds, which a stack counted as 32 KiB (0.5) or 4 KiB (4) is not.
+ * @stack_kib. The memory free at boot differs from MemTotal by what boot
+ * reserved and freed again (the initramfs, init sections): a few per cent,
+ * well inside the bounds, which a stack counted as half or twice
+ * @stack_kib is not.
  */
-enum ktap_result test_threads_max(void)
+static enum ktap_result threads_max_counts(long stack_kib)
 {
 	long mem = meminfo_kib("MemTotal"), max = -1;
 	FILE *f = fopen("/proc/sys/kernel/threads-max", "r");
@@ -282,12 +281,33 @@ enum ktap_result test_threads_max(void)
 			max = -1;
 		fclose(f);
 	}
-	if (mem <= 0 || max <= 0) {
-		ktap_diag("threads-max (%ld) or MemTotal (%ld kB) unreadable", max, mem);
+	if (mem <= 0 || max <= 0 || stack_kib <= 0) {
+		ktap_diag("threads-max (%ld), MemTotal (%ld kB) or the stack size (%ld KiB) unreadable",
+			  max, mem, stack_kib);
 		return KTAP_FAIL;
 	}
-	ratio = (double)max * 8 * 16 / mem;
-	ktap_diag("threads-max %ld, MemTotal %ld kB: %.3f of MemTotal / (8 * 16 KiB)",
-		  max, mem, ratio);
+	ratio = (double)max * 8 * stack_kib / mem;
+	ktap_diag("threads-max %ld, MemTotal %ld kB: %.3f of MemTotal / (8 * %ld KiB)",
+		  max, mem, ratio, stack_kib);
 	return ratio >= 0.75 && ratio <= 1.25 ? KTAP_PASS : KTAP_FAIL;
+}
+
+/*
+ * A stack counts as 16 KiB, THREAD_SIZE on both arches without
+ * DYNAMIC_STACK_32K or KASAN: a 32 KiB dynamic stack maps what it uses and
+ * must not halve the limits.
+ */
+enum ktap_result test_threads_max(void)
+{
+	return threads_max_counts(16);
+}
+
+/*
+ * With dynamic_stack=off every stack maps THREAD_SIZE (the largest kstack_*
+ * bucket) at fork, and counts for it: a 32 KiB stack counted as 16 KiB
+ * would let the stacks take a quarter of memory.
+ */
+enum ktap_result test_threads_max_off(void)
+{
+	return threads_max_counts(thread_kib());
 }

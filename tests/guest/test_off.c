@@ -8,8 +8,6 @@
  * 0 from boot), and nr_kernel_stack is what the page tables map. What a
  * thread costs, THREAD_SIZE, is kstack_kib_per_thread's to check.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -17,28 +15,6 @@
 #include "tests.h"
 
 #define OFF_LOG		"dynamic stacks off (dynamic_stack=off)"
-
-/* Whether a record of the kernel log so far contains @s. */
-static int klog_has(const char *s)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	char rec[8192];
-	ssize_t n;
-	int found = 0;
-
-	if (fd < 0)
-		return 0;
-	/* One record a read; EPIPE: records were overwritten, read on. */
-	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
-		if (n <= 0)
-			continue;
-		rec[n] = '\0';
-		if (strstr(rec, s))
-			found = 1;
-	}
-	close(fd);
-	return found;
-}
 
 enum ktap_result test_dynamic_stack_off(void)
 {

@@ -90,23 +90,8 @@ static void *pinger(void *arg)
  */
 static int timer_irqs(long counts[NR_CPUS_MAX])
 {
-	FILE *f = fopen("/proc/interrupts", "r");
-	char line[512];
-	int n = 0;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *p = strchr(line, ':');
-
-		if (!p || (!strstr(line, "LOC:") && !strstr(line, "arch_timer")))
-			continue;
-		for (p++; n < NR_CPUS_MAX; n++)
-			counts[n] = strtol(p, &p, 10);
-		break;
-	}
-	fclose(f);
-	return n;
+	return irq_counts("LOC:", counts, NR_CPUS_MAX) ?:
+	       irq_counts("arch_timer", counts, NR_CPUS_MAX);
 }
 
 static double now(void)

@@ -9,6 +9,7 @@ enum ktap_result test_vmstat_counters(void);
 enum ktap_result test_kstack_per_thread(void);
 enum ktap_result test_kstack_returns(void);
 enum ktap_result test_threads_max(void);
+enum ktap_result test_threads_max_off(void);
 enum ktap_result test_consume_bad_input(void);
 enum ktap_result test_consume_many_threads(void);
 enum ktap_result test_no_stale_data(void);
@@ -29,6 +30,14 @@ enum ktap_result test_memcg_reclaim(void);
 enum ktap_result test_cpu_hotplug(void);
 enum ktap_result test_kmemleak_scan(void);
 enum ktap_result test_dynamic_stack_off(void);
+
+/*
+ * The kernel's selftests in /kselftest, as the suite "kselftest": how many
+ * TESTS selects, and their run (the number that failed).
+ */
+int kselftest_count(void);
+int kselftest_run(void);
+enum ktap_result test_kselftest(void);
 
 /* The benchmarks (BENCH= on the command line), as one KTAP document. */
 int bench_run(void);

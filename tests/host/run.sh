@@ -371,7 +371,7 @@ objtool_noinstr() {
 logs=$(ls tests/host/ktap/*.log | wc -l)
 complaints=$(grep -c "^[^#].*$TAB" tests/complaints)
 echo "KTAP version 1"
-echo "1..$((29 + logs + complaints))"
+echo "1..$((31 + logs + complaints))"
 # Each variant's tree, fragments and baseline: NAME-baseline is the
 # baseline with configs/NAME.config, the twin NAME is held against.
 variant_roles() {
@@ -391,6 +391,67 @@ variant_roles() {
 		echo "debug-baseline tree, debug and dynamic baselines: $t $b $d"
 		exit 1
 	}' "$TOP/scripts/common"
+}
+
+# boot/qemu.sh boots a variant's own machine and kernel arguments
+# (QEMU_MACHINE_NAME, KERNEL_ARGS_NAME in boot/ARCH.conf), for the variant
+# and its twin, and the arch's machine for the others: QEMU stands in.
+qemu_variant_machine() {
+	mkdir -p "$tmp/bin" && : >"$tmp/kernel" && : >"$tmp/initrd" || return 1
+	printf '#!/bin/sh\necho "$*"\n' >"$tmp/bin/qemu-system-aarch64" &&
+		chmod +x "$tmp/bin/qemu-system-aarch64" || return 1
+	for v in debug debug-baseline dynamic ""; do
+		VARIANT=$v PATH=$tmp/bin:$PATH boot/qemu.sh arm64 "$tmp/kernel" \
+			"$tmp/initrd" "$tmp/q-$v.log" >/dev/null || return 1
+	done
+	for v in debug debug-baseline; do
+		grep -q 'gic-version=3 .*irqchip.gicv3_pseudo_nmi=1 PSEUDO_NMI=1' \
+			"$tmp/q-$v.log" || { cat "$tmp/q-$v.log"; return 1; }
+	done
+	for v in dynamic ""; do
+		! grep -q 'gic-version=3\|pseudo_nmi' "$tmp/q-$v.log" ||
+			{ cat "$tmp/q-$v.log"; return 1; }
+	done
+	expect_usage_error "not a variant name" env VARIANT='$(x)' \
+		boot/qemu.sh arm64 "$tmp/kernel" "$tmp/initrd" "$tmp/q.log"
+}
+
+# tests/guest/kselftest.c, on the host, on stand-in selftests: a pass, a
+# "not ok" or "[FAIL]" despite exit 0, totals of skips only, exit 4, a
+# hang (killed at CASE_TIMEOUT less 30 s, at least 10 s), a signal, an
+# orphan left running, an exit status 3. Linked without /init, its
+# mounts, its /dev/kmsg and its watchdog (which reboots).
+kselftest_runner() {
+	mkdir -p "$tmp/kd/ks" || return 1
+	cat >"$tmp/kd/driver.c" <<'EOF'
+#include "ktap.h"
+#include "tests.h"
+#include "watchdog.h"
+void watchdog_case(const char *name) { (void)name; }
+int main(void)
+{
+	ktap_plan(1);
+	return kselftest_run() ? 1 : 0;
+}
+EOF
+	cc -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -Itests/guest \
+		-o "$tmp/kd/run" "$tmp/kd/driver.c" tests/guest/kselftest.c \
+		tests/guest/ktap.c tests/guest/kstat.c || return 1
+	k=$tmp/kd/ks
+	printf '#!/bin/sh\necho "ok 1 x"\n' >"$k/a_pass"
+	printf '#!/bin/sh\necho "not ok 1 x"\n' >"$k/b_notok"
+	printf '#!/bin/sh\necho "[FAIL] x"\n' >"$k/c_fail"
+	printf '#!/bin/sh\necho "# Totals: pass:0 fail:0 xfail:0 xpass:0 skip:3 error:0"\n' >"$k/d_allskip"
+	printf '#!/bin/sh\nexit 4\n' >"$k/e_skip"
+	printf '#!/bin/sh\nsleep 100\n' >"$k/f_hang"
+	printf '#!/bin/sh\nkill -SEGV $$\n' >"$k/g_signal"
+	printf '#!/bin/sh\n(sleep 100 &)\n' >"$k/h_orphan"
+	printf '#!/bin/sh\nexit 3\n' >"$k/i_exit3"
+	chmod +x "$k"/* || return 1
+	KSELFTEST_DIR=$k CASE_TIMEOUT=40 "$tmp/kd/run" >"$tmp/kd/out" 2>&1
+	cat "$tmp/kd/out"
+	[ "$(grep -E '^    (not )?ok ' "$tmp/kd/out" | tr '\n' '|')" = \
+"    ok 1 a_pass|    not ok 2 b_notok|    not ok 3 c_fail|    ok 4 d_allskip # SKIP |    ok 5 e_skip # SKIP |    not ok 6 f_hang|    not ok 7 g_signal|    ok 8 h_orphan|    not ok 9 i_exit3|" ]
 }
 
 check shell_syntax shell_syntax
@@ -430,6 +491,8 @@ check results_whitespace expect_usage_error "whitespace" scripts/matrix.sh x86_6
 check distclean_foreign distclean_foreign
 check series_does_not_apply series_does_not_apply
 check tree_lock tree_lock
+check qemu_variant_machine qemu_variant_machine
+check kselftest_runner kselftest_runner
 check symbols_link_check symbols_link_check
 echo "# host: $((n - failed)) passed, $failed failed"
 [ $failed = 0 ]
