@@ -4,8 +4,9 @@
 # Builds, boots and tests every ARCH x VARIANT cell, prints one table and
 # writes it to RESULTS-DIR/matrix.md and matrix.json. Each cell boots its
 # kernel to run the tests (KUnit and /init), and once more for every crash
-# test it expects (lkdtm.TYPE in tests/cases: LKDTM's TYPE must end in the
-# report boot/ARCH.conf names in LKDTM_TYPE). tests/verdict.awk then
+# test it expects (lkdtm.TYPE and crash.TYPE in tests/cases: LKDTM's TYPE,
+# or the TYPE written to the series' debugfs file dynamic_stack/crash, must
+# end in the report boot/ARCH.conf names in LKDTM_TYPE or CRASH_TYPE). tests/verdict.awk then
 # decides: a cell is "ok" only if every case tests/cases expects of it
 # passed and no boot had a problem (a hang, an oops, any kernel complaint,
 # a broken KTAP document), "xfail" if the only failures are the known ones
@@ -79,7 +80,7 @@ cell() {
 		t0=$(now)
 		cases=$(expected "$arch" "$variant")
 		set -- ${tests:+"TESTS=$tests" "kunit.filter_glob=$tests"}
-		if echo "$cases" | grep -qv -e '^lkdtm\.' -e '^off\.'; then
+		if echo "$cases" | grep -qv -e '^lkdtm\.' -e '^crash\.' -e '^off\.'; then
 			guest "$arch" "$variant" tests "" "$@"
 			boots=$((boots + 1))
 		fi
@@ -88,12 +89,14 @@ cell() {
 			guest "$arch" "$variant" off "" "$@" $(cat "$TOP/tests/guest/off.cmdline")
 			boots=$((boots + 1))
 		fi
-		for type in $(echo "$cases" | sed -n 's/^lkdtm\.//p'); do
-			report=$(check_arch "$arch" && eval "echo \"\${LKDTM_$type:-}\"")
-			[ -n "$report" ] || report="no LKDTM_$type in boot/$arch.conf"
-			guest "$arch" "$variant" "lkdtm-$type" \
-				"crash=lkdtm.$type
-expect=$report" kunit.enable=0 "LKDTM=$type"
+		for crash in $(echo "$cases" | grep -e '^lkdtm\.' -e '^crash\.'); do
+			# LKDTM or CRASH, and the TYPE
+			kind=$(echo "${crash%%.*}" | tr '[:lower:]' '[:upper:]') type=${crash#*.}
+			report=$(check_arch "$arch" && eval "echo \"\${${kind}_$type:-}\"")
+			[ -n "$report" ] || report="no ${kind}_$type in boot/$arch.conf"
+			guest "$arch" "$variant" "${crash%%.*}-$type" \
+				"crash=$crash
+expect=$report" kunit.enable=0 "$kind=$type"
 			boots=$((boots + 1))
 		done
 		boot_s=$(($(now) - t0))

@@ -17,9 +17,11 @@
 #
 # -v complaints=FILE: the complaint patterns (default tests/complaints).
 # -v crash=NAME -v expect=REGEX: a crash boot. The first console line that
-#   matches REGEX is the passing result of case NAME, and what follows it
-#   (the oops and panic the test asked for) is not read. A complaint before
-#   it, or no such line, fails the boot.
+#   matches REGEX is the passing result of case NAME. What follows it (the
+#   oops and panic the test asked for) is read only for a second line that
+#   matches REGEX or a second oops ("[#2]": the report came twice, or the
+#   report itself faulted) and for the panic, which must come. A complaint
+#   before it, or no such line, fails the boot.
 
 function problem(text) {
 	problems[++nproblems] = text
@@ -114,7 +116,15 @@ BEGIN {
 	line = $0
 }
 
-crashed { next }
+crashed {
+	if (line ~ /^Kernel panic - not syncing/)
+		panicked = 1
+	else if (line ~ expect && !panicked)
+		problem("the crash report came again: " line)
+	else if (line ~ /\[#([2-9]|[1-9][0-9]+)\]/ && !panicked)
+		problem("another oops after the crash report: " line)
+	next
+}
 
 expect != "" && line ~ expect {
 	crashed = 1
@@ -229,6 +239,8 @@ END {
 		problem("no KTAP output")
 	if (expect != "" && !crashed)
 		problem("no line matching /" expect "/")
+	if (crashed && !panicked)
+		problem("no \"Kernel panic - not syncing\" after the crash report")
 	for (i = 1; i <= nproblems; i++)
 		print "problem " problems[i]
 }

@@ -113,21 +113,20 @@ static const struct ktap_case stress_cases[] = {
 };
 
 /*
- * Run alone when the command line says LKDTM=<crash type>: the kernel must
- * not survive it. The harness passes the boot only if it finds the crash
- * report it expects on the console (boot/ARCH.conf), and reads nothing
- * after it.
+ * Run alone when the command line says LKDTM=<crash type> (LKDTM's) or
+ * CRASH=<crash type> (the series' own, debugfs dynamic_stack/crash): the
+ * kernel must not survive it. The harness passes the boot only if it finds
+ * the crash report it expects on the console (boot/ARCH.conf), and reads
+ * nothing after it.
  */
-static enum ktap_result test_lkdtm(void)
+static void test_crash(const char *kind, const char *type, const char *file)
 {
-	const char *type = getenv("LKDTM");
 	int err;
 
-	ktap_diag("LKDTM %s: expecting the kernel's report, then a panic", type);
-	err = write_file("/sys/kernel/debug/provoke-crash/DIRECT", type);
-	ktap_diag("the kernel survived LKDTM %s (%s)", type,
+	ktap_diag("%s %s: expecting the kernel's report, then a panic", kind, type);
+	err = write_file(file, type);
+	ktap_diag("the kernel survived %s %s (%s)", kind, type,
 		  err ? strerror(err) : "write succeeded");
-	return KTAP_FAIL;
 }
 
 static void setup_console(void)
@@ -219,13 +218,19 @@ int main(void)
 		memcpy(all + n, kmemleak_cases, sizeof(kmemleak_cases));
 		n += ARRAY_SIZE(kmemleak_cases);
 	}
-	if (getenv("LKDTM")) {
+	if (getenv("LKDTM") || getenv("CRASH")) {
+		const char *kind = getenv("LKDTM") ? "lkdtm" : "crash";
+		const char *type = getenv("LKDTM") ? getenv("LKDTM") : getenv("CRASH");
+
 		/* Nothing follows: the report the harness expects is the result. */
 		ktap_plan(1);
-		ktap_subtest("lkdtm", 1);
-		test_lkdtm();
-		ktap_result(getenv("LKDTM"), KTAP_FAIL, NULL);
-		ktap_end_subtest("lkdtm", KTAP_FAIL);
+		ktap_subtest(kind, 1);
+		if (getenv("LKDTM"))
+			test_crash("LKDTM", type, "/sys/kernel/debug/provoke-crash/DIRECT");
+		else
+			test_crash("CRASH", type, "/sys/kernel/debug/dynamic_stack/crash");
+		ktap_result(type, KTAP_FAIL, NULL);
+		ktap_end_subtest(kind, KTAP_FAIL);
 	} else if (getenv("BENCH")) {
 		bench_run();
 	} else if (env_double("DYNAMIC_STACK_OFF", 0) == 1) {
