@@ -6,11 +6,11 @@
 # kernel to run the tests (KUnit and /init), and once more for every crash
 # test it expects (lkdtm.TYPE and crash.TYPE in tests/cases: LKDTM's TYPE,
 # or the TYPE written to the series' debugfs file dynamic_stack/crash, must
-# end in the report boot/ARCH.conf names in LKDTM_TYPE or CRASH_TYPE). tests/verdict.awk then
-# decides: a cell is "ok" only if every case tests/cases expects of it
-# passed and no boot had a problem (a hang, an oops, any kernel complaint,
-# a broken KTAP document), "xfail" if the only failures are the known ones
-# of tests/xfail. Exit 0 iff no cell failed.
+# end in the report boot/ARCH.conf names in LKDTM_TYPE or CRASH_TYPE).
+# tests/verdict.awk then decides: a cell is "ok" only if every case
+# tests/cases expects of it passed and no boot had a problem (a hang, an
+# oops, any kernel complaint, a broken KTAP document), "xfail" if the only
+# failures are the known ones of tests/xfail. Exit 0 iff no cell failed.
 #
 # $TESTS (a glob over case names, as kunit.filter_glob takes it) runs only
 # the cases it matches, and only the boots that run them.

@@ -116,8 +116,8 @@ static const struct ktap_case stress_cases[] = {
  * Run alone when the command line says LKDTM=<crash type> (LKDTM's) or
  * CRASH=<crash type> (the series' own, debugfs dynamic_stack/crash): the
  * kernel must not survive it. The harness passes the boot only if it finds
- * the crash report it expects on the console (boot/ARCH.conf), and reads
- * nothing after it.
+ * the crash report it expects on the console (boot/ARCH.conf), then a
+ * panic, and neither that report again nor a second oops (tests/ktap.awk).
  */
 static void test_crash(const char *kind, const char *type, const char *file)
 {
