@@ -66,7 +66,9 @@ guest() {
 
 # cell ARCH VARIANT: boots a built kernel once for the tests, once more
 # with tests/guest/off.cmdline (dynamic_stack=off) for the off.* cases if
-# it has any, and once for each crash test, takes the verdict, and appends
+# it has any, once with tests/guest/oom.cmdline for the oom.* cases (the
+# OOM stress, whose OOM-killer reports tests/ktap.awk then expects) if it
+# has any, and once for each crash test, takes the verdict, and appends
 # "arch variant result build boots passed failed skipped xfail build_s
 # boot_s kib reason" to $rows.
 cell() {
@@ -80,13 +82,18 @@ cell() {
 		t0=$(now)
 		cases=$(expected "$arch" "$variant")
 		set -- ${tests:+"TESTS=$tests" "kunit.filter_glob=$tests"}
-		if echo "$cases" | grep -qv -e '^lkdtm\.' -e '^crash\.' -e '^off\.'; then
+		if echo "$cases" | grep -qv -e '^lkdtm\.' -e '^crash\.' -e '^off\.' -e '^oom\.'; then
 			guest "$arch" "$variant" tests "" "$@"
 			boots=$((boots + 1))
 		fi
 		if echo "$cases" | grep -q '^off\.'; then
 			# shellcheck disable=SC2046
 			guest "$arch" "$variant" off "" "$@" $(cat "$TOP/tests/guest/off.cmdline")
+			boots=$((boots + 1))
+		fi
+		if echo "$cases" | grep -q '^oom\.'; then
+			# shellcheck disable=SC2046
+			guest "$arch" "$variant" oom "oom=1" "$@" $(cat "$TOP/tests/guest/oom.cmdline")
 			boots=$((boots + 1))
 		fi
 		for crash in $(echo "$cases" | grep -e '^lkdtm\.' -e '^crash\.'); do

@@ -48,6 +48,7 @@ static const struct ktap_case dynamic_cases[] = {
 	{ "reclaim_under_stress",	test_reclaim_stress },
 	{ "reclaim_tlb_window",		test_reclaim_tlb_window },
 	{ "reclaim_stack_reader",	test_reclaim_stack_reader },
+	{ "reclaim_many_sleepers",	test_reclaim_many_sleepers },
 	{ "growth_under_irq_storm",	test_irq_storm },
 	{ "switch_at_stack_floor",	test_switch_at_floor },
 #ifdef __aarch64__
@@ -107,8 +108,12 @@ static const struct ktap_case fail_page_alloc_cases[] = {
 	{ "cpu_hotplug_enomem",			test_hotplug_enomem },
 };
 
-/* Run only on request: OOM_STRESS=1 on the command line (a dynamic kernel). */
-static const struct ktap_case stress_cases[] = {
+/*
+ * Run alone, as suite "oom", when the command line says OOM_STRESS=1
+ * (tests/guest/oom.cmdline, a dynamic kernel): the OOM killer's reports
+ * that it provokes are expected there, and only there (tests/ktap.awk).
+ */
+static const struct ktap_case oom_cases[] = {
 	{ "oom_stress",			test_oom_stress },
 };
 
@@ -178,8 +183,7 @@ int main(void)
 	struct ktap_case all[ARRAY_SIZE(cases) + ARRAY_SIZE(dynamic_cases) +
 			     ARRAY_SIZE(kmemleak_cases) +
 			     ARRAY_SIZE(pseudo_nmi_cases) +
-			     ARRAY_SIZE(fail_page_alloc_cases) +
-			     ARRAY_SIZE(stress_cases)];
+			     ARRAY_SIZE(fail_page_alloc_cases)];
 	size_t n = ARRAY_SIZE(cases);
 
 	setup_console();
@@ -205,10 +209,6 @@ int main(void)
 			       sizeof(fail_page_alloc_cases));
 			n += ARRAY_SIZE(fail_page_alloc_cases);
 		}
-		if (env_double("OOM_STRESS", 0) == 1) {
-			memcpy(all + n, stress_cases, sizeof(stress_cases));
-			n += ARRAY_SIZE(stress_cases);
-		}
 	}
 	if (env_double("PSEUDO_NMI", 0) == 1) {
 		memcpy(all + n, pseudo_nmi_cases, sizeof(pseudo_nmi_cases));
@@ -233,6 +233,10 @@ int main(void)
 		ktap_end_subtest(kind, KTAP_FAIL);
 	} else if (getenv("BENCH")) {
 		bench_run();
+	} else if (env_double("OOM_STRESS", 0) == 1) {
+		ktap_plan(ktap_count_selected("oom", oom_cases,
+					      ARRAY_SIZE(oom_cases)) ? 1 : 0);
+		ktap_run_suite("oom", oom_cases, ARRAY_SIZE(oom_cases));
 	} else if (env_double("DYNAMIC_STACK_OFF", 0) == 1) {
 		ktap_plan(ktap_count_selected("off", off_cases,
 					      ARRAY_SIZE(off_cases)) ? 1 : 0);

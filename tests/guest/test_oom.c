@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The OOM stress of the generic issue, run only on request (OOM_STRESS=1
- * on the kernel command line; the matrix does not run it): memory hogs
+ * The OOM stress of the generic issue, run alone in a boot of its own
+ * (OOM_STRESS=1 on the kernel command line, tests/guest/oom.cmdline), where
+ * the harness expects the OOM killer's reports (tests/ktap.awk): memory hogs
  * are OOM-killed and respawned for OOM_SECONDS while threads on both CPUs
  * are created, grow their stacks to random depths and exit. It passes if
  * every thread grew and no refill of a fault pool failed
@@ -99,6 +100,9 @@ enum ktap_result test_oom_stress(void)
 		  OOM_SECONDS, kills, threads, errors);
 	ktap_diag("dynamic_stack_refill_failed %ld -> %ld, dynamic_stack_reserve_used %ld -> %ld",
 		  before, after, used0, used);
+	ktap_metric("oom_kills", kills, "kills");
+	if (used0 >= 0 && used >= used0)
+		ktap_metric("oom_reserve_used", used - used0, "pages");
 	if (errors || !kills || before < 0 || after != before || used0 < 0)
 		return KTAP_FAIL;
 	return KTAP_PASS;

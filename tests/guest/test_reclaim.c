@@ -675,3 +675,168 @@ enum ktap_result test_reclaim_stack_reader(void)
 		return KTAP_FAIL;
 	return KTAP_PASS;
 }
+
+/*
+ * Reclaim's cost with many sleepers: NR_MANY threads go EXCURSION deep and
+ * sleep, then drop_caches runs MANY_DROPS times. A call of the shrinker
+ * trims a batch (at most nr_to_scan pages, of at most 16 tasks) and walks
+ * the threads from the first until the batch is full, in one RCU read-side
+ * section under its mutex: the first drop_caches makes a call per batch
+ * until every sleeper is trimmed, each walking past those trimmed before,
+ * so its cost grows with the square of the threads; the others find
+ * nothing to trim and walk every thread once. Every run must
+ * return within MANY_DROP_MS, half the RCU stall timeout (21 s): that
+ * bounds a stall, not a slowdown of a few times (an RCU stall and a soft
+ * lockup are console complaints as well). The first must leave each
+ * sleeper one page and a little.
+ *
+ * The figure per thread is what nr_kernel_stack grew by over the tasks
+ * that were added: each kernel thread that came or went meanwhile moves it
+ * by up to THREAD_SIZE / NR_MANY, hence 11.9 KiB for the 12 KiB excursion.
+ */
+#define NR_MANY		10000
+#define MANY_DROPS	10
+#define MANY_DROP_MS	10000
+#define MANY_USER_STACK	(128 * 1024)	/* aarch64's PTHREAD_STACK_MIN */
+#define THREADS_MAX	"/proc/sys/kernel/threads-max"
+
+static atomic_int many_err, many_deep;
+
+static void *many_sleeper(void *arg)
+{
+	char c;
+	int err;
+
+	(void)arg;
+	err = consume(EXCURSION);
+	if (err)
+		atomic_compare_exchange_strong(&many_err, &(int){ 0 }, err);
+	else
+		atomic_fetch_add(&many_deep, 1);
+	if (read(wake_pipe[0], &c, 1) != 1)
+		atomic_compare_exchange_strong(&many_err, &(int){ 0 }, EPIPE);
+	return NULL;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (t.tv_sec - t0->tv_sec) * 1e3 + (t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* The NR_MANY sleepers, from @before on: 0, or the reason it failed. */
+static const char *many_sleepers(const struct kstack_snapshot *before)
+{
+	static pthread_t t[NR_MANY];
+	double first_ms = -1, max_ms = -1, ms, grown_kib = -1, reclaimed_kib = -1;
+	struct kstack_snapshot grown, reclaimed;
+	int i, n, woken = 0, err, drops, quiet;
+	const char *fail = NULL;
+	pthread_attr_t attr;
+	struct timespec t0;
+
+	atomic_store(&many_err, 0);
+	atomic_store(&many_deep, 0);
+	if (pipe(wake_pipe))
+		return "pipe";
+	pthread_attr_init(&attr);
+	err = pthread_attr_setstacksize(&attr, MANY_USER_STACK);
+	for (n = 0; !err && n < NR_MANY; n++) {
+		err = pthread_create(&t[n], &attr, many_sleeper, NULL);
+		if (err)
+			break;
+	}
+	pthread_attr_destroy(&attr);
+	for (i = 0; i < 6000 && atomic_load(&many_deep) < n && !atomic_load(&many_err); i++)
+		usleep(10000);
+	usleep(200000);
+	if (!kstack_snapshot(&grown) && grown.tasks > before->tasks)
+		grown_kib = (double)(grown.kib - before->kib) / (grown.tasks - before->tasks);
+
+	/* Quiet: drop_caches logs every write, but not after a "4". */
+	quiet = !write_file("/proc/sys/vm/drop_caches", "4");
+	for (drops = 0; quiet && drops < MANY_DROPS; drops++) {
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (write_file("/proc/sys/vm/drop_caches", "2"))
+			break;
+		ms = ms_since(&t0);
+		if (!drops) {
+			first_ms = ms;
+			if (!kstack_snapshot(&reclaimed) && reclaimed.tasks > before->tasks)
+				reclaimed_kib = (double)(reclaimed.kib - before->kib) /
+						(reclaimed.tasks - before->tasks);
+		} else if (ms > max_ms) {
+			max_ms = ms;
+		}
+	}
+
+	for (i = 0; i < n; i++)
+		woken += write(wake_pipe[1], "x", 1) == 1;
+	/* A sleeper that got no byte sees the end of the pipe. */
+	close(wake_pipe[1]);
+	for (i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	close(wake_pipe[0]);
+
+	ktap_diag("%d of %d threads created (%s), %d went %d bytes deep: %.2f KiB each",
+		  n, NR_MANY, err ? strerror(err) : "ok", atomic_load(&many_deep),
+		  EXCURSION, grown_kib);
+	ktap_diag("drop_caches: the first in %.0f ms (%.2f KiB a sleeper left), the %d others in %.0f ms at most",
+		  first_ms, reclaimed_kib, MANY_DROPS - 1, max_ms);
+	if (first_ms >= 0)
+		ktap_metric("reclaim_many_first_ms", first_ms, "ms");
+	if (max_ms >= 0)
+		ktap_metric("reclaim_many_idle_ms", max_ms, "ms");
+	if (n != NR_MANY || atomic_load(&many_deep) != n)
+		fail = "not every thread was created and went deep";
+	else if (atomic_load(&many_err) || woken != n)
+		fail = "a sleeper failed, or was not woken";
+	else if (drops != MANY_DROPS)
+		fail = "a write to drop_caches failed";
+	else if (grown_kib < 11.9)
+		fail = "the sleepers did not grow their stacks";
+	else if (reclaimed_kib < 0 || reclaimed_kib > RECLAIMED_KIB)
+		fail = "the first drop_caches left more than a page a sleeper";
+	else if (first_ms > MANY_DROP_MS || max_ms > MANY_DROP_MS)
+		fail = "a drop_caches took longer than the bound";
+	if (atomic_load(&many_err))
+		ktap_diag("a thread failed: %s", strerror(atomic_load(&many_err)));
+	return fail;
+}
+
+enum ktap_result test_reclaim_many_sleepers(void)
+{
+	struct kstack_snapshot before;
+	char threads_max[32] = "";
+	const char *fail;
+	FILE *f;
+	int err;
+
+	/* threads-max of a 1 GiB guest is about 8000. */
+	f = fopen(THREADS_MAX, "r");
+	if (!f || !fgets(threads_max, sizeof(threads_max), f)) {
+		ktap_diag("%s unreadable", THREADS_MAX);
+		if (f)
+			fclose(f);
+		return KTAP_FAIL;
+	}
+	fclose(f);
+	threads_max[strcspn(threads_max, "\n")] = 0;
+	err = write_file(THREADS_MAX, "30000");
+	if (err) {
+		ktap_diag("%s: %s", THREADS_MAX, strerror(err));
+		return KTAP_FAIL;
+	}
+	fail = kstack_snapshot(&before) ? "nr_kernel_stack unreadable" :
+	       many_sleepers(&before);
+	err = write_file(THREADS_MAX, threads_max);
+	if (err) {
+		ktap_diag("%s: restoring %s: %s", THREADS_MAX, threads_max, strerror(err));
+		fail = fail ? fail : "threads-max not restored";
+	}
+	if (fail)
+		ktap_diag("%s", fail);
+	return fail ? KTAP_FAIL : KTAP_PASS;
+}

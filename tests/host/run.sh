@@ -76,11 +76,13 @@ parse() {
 }
 
 # ktap_case LOG: the parser's verdict on LOG is LOG's .expected file;
-# crash-*.log are crash boots, which must show the x86 guard-page report.
+# crash-*.log are crash boots, which must show the x86 guard-page report;
+# oom-*.log are boots of the oom suite, which provoke the OOM killer.
 ktap_case() {
 	case $(basename "$1") in
 	crash-*) awk -v "complaints=tests/complaints" -v crash=lkdtm.EXHAUST_STACK \
 		-v "expect=stack guard page was hit" -f tests/ktap.awk "$1" ;;
+	oom-*) awk -v "complaints=tests/complaints" -v oom=1 -f tests/ktap.awk "$1" ;;
 	*) parse "$1" ;;
 	esac | diff -u "${1%.log}.expected" -
 }
