@@ -688,7 +688,11 @@ enum ktap_result test_reclaim_stack_reader(void)
  * return within MANY_DROP_MS, half the RCU stall timeout (21 s): that
  * bounds a stall, not a slowdown of a few times (an RCU stall and a soft
  * lockup are console complaints as well). The first must leave each
- * sleeper one page and a little.
+ * sleeper at most MANY_RECLAIMED_KIB: a page and 200 KiB over all of
+ * them. While the shrinker reported nr_to_scan as scanned for a batch
+ * that ended at 16 tasks, drop_slab() gave up with about 100 pages left:
+ * 4.04 KiB a sleeper in six of the seven dynamic cells (x86_64/fred had
+ * 4.00); since it reports what the batch freed, 4.00 in all seven.
  *
  * The figure per thread is what nr_kernel_stack grew by over the tasks
  * that were added: each kernel thread that came or went meanwhile moves it
@@ -698,6 +702,7 @@ enum ktap_result test_reclaim_stack_reader(void)
 #define MANY_DROPS	10
 #define MANY_DROP_MS	10000
 #define MANY_USER_STACK	(128 * 1024)	/* aarch64's PTHREAD_STACK_MIN */
+#define MANY_RECLAIMED_KIB	4.02
 #define THREADS_MAX	"/proc/sys/kernel/threads-max"
 
 static atomic_int many_err, many_deep;
@@ -797,7 +802,7 @@ static const char *many_sleepers(const struct kstack_snapshot *before)
 		fail = "a write to drop_caches failed";
 	else if (grown_kib < 11.9)
 		fail = "the sleepers did not grow their stacks";
-	else if (reclaimed_kib < 0 || reclaimed_kib > RECLAIMED_KIB)
+	else if (reclaimed_kib < 0 || reclaimed_kib > MANY_RECLAIMED_KIB)
 		fail = "the first drop_caches left more than a page a sleeper";
 	else if (first_ms > MANY_DROP_MS || max_ms > MANY_DROP_MS)
 		fail = "a drop_caches took longer than the bound";
