@@ -26,7 +26,8 @@
 #   Its kills ("Out of memory: Killed process ...", or "...: OOM victim
 #   N (COMM) is already exiting" when the victim died meanwhile) are not
 #   complaints, nor is the one call trace of each of its reports
-#   (dump_stack(), after "... invoked oom-killer:"). Every other
+#   (dump_stack(), after "... invoked oom-killer:"), nor a killed task's
+#   own "page allocation failure" and its call trace. Every other
 #   complaint ("Out of memory and no killable processes", a panic, ...),
 #   and a second call trace in one report, still fails the boot.
 
@@ -143,8 +144,33 @@ oom && line ~ / invoked oom-killer: / {
 	oom_trace = 1
 }
 
-oom && line ~ /^Out of memory: (Killed process |OOM victim [0-9]+ .* is already exiting)/ {
+oom && line ~ /^Out of memory: Killed process [0-9]+ / {
+	match(line, /process [0-9]+/)
+	oom_killed[substr(line, RSTART + 8, RLENGTH - 8)] = 1
 	next
+}
+
+oom && line ~ /^Out of memory: OOM victim [0-9]+ .* is already exiting/ {
+	next
+}
+
+# A killed task's own allocation may fail (warn_alloc()): expected only if
+# the next line, dump_stack()'s, names a task the OOM killer killed.
+oom && line ~ /: page allocation failure: / {
+	oom_alloc = line
+	next
+}
+
+oom && oom_alloc != "" {
+	if (line ~ /^CPU: [0-9]+ UID: [0-9]+ PID: [0-9]+ / &&
+	    match(line, /PID: [0-9]+/) &&
+	    (substr(line, RSTART + 5, RLENGTH - 5) in oom_killed)) {
+		oom_trace = 1
+		oom_alloc = ""
+		next
+	}
+	problem("kernel: " oom_alloc)
+	oom_alloc = ""
 }
 
 oom && oom_trace && line ~ /^Call [Tt]race:/ {
