@@ -279,6 +279,8 @@ body ~ /^(not )?ok [0-9]+( |$)/ {
 }
 
 END {
+	if (oom_alloc != "")
+		problem("kernel: " oom_alloc)
 	if (!crashed)
 		close_level(0, "")
 	if (!ndocs && !crashed)
