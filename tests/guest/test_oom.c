@@ -13,7 +13,6 @@
  */
 #define _GNU_SOURCE
 #include <signal.h>
-#include <stdlib.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -24,6 +23,7 @@
 #include "kstat.h"
 #include "ktap.h"
 #include "tests.h"
+#include "watchdog.h"
 
 #define NR_HOGS		6
 #define HOG_MB		200	/* 1.2 GiB in all, in a 1 GiB guest */
@@ -31,8 +31,8 @@
 /*
  * At least OOM_SECONDS, and on until OOM_KILLS hogs were killed, for at
  * most OOM_MAX_SECONDS: a debug kernel under TCG fills memory slowly. The
- * end leaves OOM_TEARDOWN seconds of the watchdog's CASE_TIMEOUT (240
- * unless the command line says) to kill the hogs and join the threads.
+ * end leaves OOM_TEARDOWN seconds of the watchdog's CASE_TIMEOUT to kill
+ * the hogs and join the threads.
  */
 #define OOM_SECONDS	45
 #define OOM_KILLS	3
@@ -42,15 +42,11 @@
 /* How long the stress may go on to have its kills. */
 static long oom_max_seconds(void)
 {
-	const char *env = getenv("CASE_TIMEOUT");
-	long timeout = env ? atol(env) : 240;
+	long s = watchdog_timeout() - OOM_TEARDOWN;
 
-	if (timeout <= 0)
-		timeout = 240;
-	if (timeout - OOM_TEARDOWN < OOM_MAX_SECONDS)
-		return timeout - OOM_TEARDOWN > OOM_SECONDS ?
-		       timeout - OOM_TEARDOWN : OOM_SECONDS;
-	return OOM_MAX_SECONDS;
+	if (s > OOM_MAX_SECONDS)
+		return OOM_MAX_SECONDS;
+	return s > OOM_SECONDS ? s : OOM_SECONDS;
 }
 
 /* A process that touches HOG_MB MiB over and over until it is killed. */

@@ -125,17 +125,21 @@ static void *watch(void *arg)
 	return NULL;
 }
 
+long watchdog_timeout(void)
+{
+	const char *env = getenv("CASE_TIMEOUT");
+	long s = env ? atol(env) : 0;
+
+	return s > 0 ? s : 240;
+}
+
 void watchdog_case(const char *name)
 {
 	static pthread_t thread;
 	static int up;
-	const char *env;
 
 	if (!up) {
-		env = getenv("CASE_TIMEOUT");
-		timeout_s = env ? atol(env) : 240;
-		if (timeout_s <= 0)
-			timeout_s = 240;
+		timeout_s = watchdog_timeout();
 		up = !pthread_create(&thread, NULL, watch, NULL);
 		if (!up)
 			ktap_diag("no watchdog thread: a hang ends at QEMU's TIMEOUT");

@@ -9,4 +9,7 @@
  */
 void watchdog_case(const char *name);
 
+/* CASE_TIMEOUT from the command line, 240 if unset or not positive. */
+long watchdog_timeout(void);
+
 #endif
