@@ -48,6 +48,7 @@ static const struct ktap_case dynamic_cases[] = {
 	{ "reclaim_under_stress",	test_reclaim_stress },
 	{ "reclaim_tlb_window",		test_reclaim_tlb_window },
 	{ "reclaim_stack_reader",	test_reclaim_stack_reader },
+	{ "reclaim_second_chance",	test_reclaim_second_chance },
 	{ "reclaim_many_sleepers",	test_reclaim_many_sleepers },
 	{ "growth_under_irq_storm",	test_irq_storm },
 	{ "switch_at_stack_floor",	test_switch_at_floor },

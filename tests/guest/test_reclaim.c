@@ -13,7 +13,8 @@
  *   another CPU writes to its stack through an entry that CPU's TLB may
  *   still hold;
  * - a read of a sleeping thread's stack by another (stack_not_used())
- *   keeps reclaim off that stack until the read is over.
+ *   keeps reclaim off that stack until the read is over;
+ * - a thread that ran since reclaim last came by keeps its pages once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -677,14 +678,159 @@ enum ktap_result test_reclaim_stack_reader(void)
 }
 
 /*
+ * Aging: a thread that ran since reclaim last came by is passed over once.
+ * A thread goes EXCURSION deep and sleeps; one batch (dynamic_stack/
+ * reclaim) must leave every page it mapped; batches until one frees nothing
+ * must leave it one page; woken, it goes deep again and sleeps, and one
+ * batch must leave its pages again. Batches until one frees nothing run
+ * first, so that the first batch that meets the thread is not filled up
+ * before it by what other tasks grew into.
+ */
+#define RECLAIM_PATH	"/sys/kernel/debug/dynamic_stack/reclaim"
+#define SETTLE_BATCHES	1000
+
+static struct {
+	pid_t tid;
+	int pipe[2], err;
+	pthread_barrier_t grown;
+} sc;
+
+static void *second_chance_target(void *arg)
+{
+	char c;
+	int round;
+
+	(void)arg;
+	sc.tid = gettid();
+	for (round = 0; round < 2; round++) {
+		sc.err = sc.err ?: consume(EXCURSION);
+		pthread_barrier_wait(&sc.grown);
+		if (read(sc.pipe[0], &c, 1) != 1)
+			sc.err = sc.err ?: EPIPE;
+	}
+	return NULL;
+}
+
+/* One batch; *@freed: the pages it freed. 0 or an errno. */
+static int reclaim_batch(long *freed)
+{
+	FILE *f;
+	int err;
+
+	err = write_file(RECLAIM_PATH, "1000000");
+	if (err)
+		return err;
+	f = fopen(RECLAIM_PATH, "r");
+	if (!f || fscanf(f, "%ld", freed) != 1)
+		err = EIO;
+	if (f)
+		fclose(f);
+	return err;
+}
+
+/* Batches until one frees nothing; *@batches: how many ran. */
+static int reclaim_settle(int *batches)
+{
+	long freed = 1;
+	int err = 0;
+
+	for (*batches = 0; !err && freed && *batches < SETTLE_BATCHES; ++*batches)
+		err = reclaim_batch(&freed);
+	return err ?: freed ? ETIMEDOUT : 0;
+}
+
+/* Waits, 10 s at most, until the target sleeps and still does 100 ms later. */
+static int target_asleep(void)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (thread_state(sc.tid) == 'S') {
+			usleep(100000);
+			if (thread_state(sc.tid) == 'S')
+				return 0;
+		}
+		usleep(10000);
+	}
+	return ETIMEDOUT;
+}
+
+/* The pages of the target's stack that are mapped now, or -1 */
+static long target_mapped(int *err)
+{
+	struct stack_read sr = { -1, -1, -1 };
+
+	*err = *err ?: stack_read(sc.tid, 0, &sr);
+	return *err ? -1 : sr.before;
+}
+
+enum ktap_result test_reclaim_second_chance(void)
+{
+	long grown, first = -1, settled = -1, regrown = -1, again = -1, freed;
+	int err, batches = 0, woken = 0;
+	pthread_t target;
+
+	memset(&sc, 0, sizeof(sc));
+	if (pipe(sc.pipe))
+		return KTAP_FAIL;
+	pthread_barrier_init(&sc.grown, NULL, 2);
+	err = reclaim_settle(&batches);
+	if (err || pthread_create(&target, NULL, second_chance_target, NULL)) {
+		ktap_diag("settling reclaim, or the thread, failed: %s",
+			  strerror(err ?: EAGAIN));
+		return KTAP_FAIL;
+	}
+	pthread_barrier_wait(&sc.grown);
+	err = target_asleep();
+	grown = target_mapped(&err);
+	err = err ?: reclaim_batch(&freed);
+	first = target_mapped(&err);
+	err = err ?: reclaim_settle(&batches);
+	settled = target_mapped(&err);
+	if (write(sc.pipe[1], "x", 1) == 1)
+		woken++;
+	else
+		close(sc.pipe[1]);	/* EOF wakes it, and it fails */
+	pthread_barrier_wait(&sc.grown);
+	err = err ?: target_asleep();
+	regrown = target_mapped(&err);
+	err = err ?: reclaim_batch(&freed);
+	again = target_mapped(&err);
+	woken += woken && write(sc.pipe[1], "x", 1) == 1;
+	close(sc.pipe[1]);	/* EOF wakes the target if a write failed */
+	pthread_join(target, NULL);
+	close(sc.pipe[0]);
+	pthread_barrier_destroy(&sc.grown);
+
+	ktap_diag("pages mapped: %ld after %d bytes, %ld after one batch, %ld after %d batches (the last freed nothing)",
+		  grown, EXCURSION, first, settled, batches);
+	ktap_diag("deep again: %ld, %ld after one batch; woken %d of 2; thread: %s; %s",
+		  regrown, again, woken, strerror(sc.err), strerror(err));
+	if (err || sc.err || woken != 2 || grown < 3 || regrown < 3)
+		return KTAP_FAIL;
+	if (first != grown || again != regrown) {
+		ktap_diag("a batch trimmed a thread that had run since the last one");
+		return KTAP_FAIL;
+	}
+	if (settled != 1) {
+		ktap_diag("batches left a thread that slept through them more than a page");
+		return KTAP_FAIL;
+	}
+	return KTAP_PASS;
+}
+
+/*
  * Reclaim's cost with many sleepers: NR_MANY threads go EXCURSION deep and
- * sleep, then drop_caches runs MANY_DROPS times. A call of the shrinker
+ * sleep, then drop_caches runs MANY_DROPS times, the first of them twice
+ * (reclaim passes over, once, a task that ran since it last came by, and
+ * one drop_caches may come by only once). A call of the shrinker
  * trims a batch (at most nr_to_scan pages, of at most 16 tasks) and walks
- * the threads from the first until the batch is full, in one RCU read-side
- * section under its mutex: the first drop_caches makes a call per batch
- * until every sleeper is trimmed, each walking past those trimmed before,
- * so its cost grows with the square of the threads; the others find
- * nothing to trim and walk every thread once. Every run must
+ * the threads from where the last call stopped until the batch is full, in
+ * one RCU read-side section under its mutex: the first drop_caches makes a
+ * call per batch until every sleeper is trimmed (before the walk resumed
+ * where it stopped, each call walked past those trimmed before, and the
+ * cost grew with the square of the threads); the others find nothing to
+ * trim and walk every thread once. Every run must
  * return within MANY_DROP_MS, half the RCU stall timeout (21 s): that
  * bounds a stall, not a slowdown of a few times (an RCU stall and a soft
  * lockup are console complaints as well). The first must leave each
@@ -765,6 +911,9 @@ static const char *many_sleepers(const struct kstack_snapshot *before)
 	for (drops = 0; quiet && drops < MANY_DROPS; drops++) {
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (write_file("/proc/sys/vm/drop_caches", "2"))
+			break;
+		/* The first is two: its first round may only mark them. */
+		if (!drops && write_file("/proc/sys/vm/drop_caches", "2"))
 			break;
 		ms = ms_since(&t0);
 		if (!drops) {

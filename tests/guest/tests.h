@@ -21,6 +21,7 @@ enum ktap_result test_reclaim_sleeping(void);
 enum ktap_result test_reclaim_stress(void);
 enum ktap_result test_reclaim_tlb_window(void);
 enum ktap_result test_reclaim_stack_reader(void);
+enum ktap_result test_reclaim_second_chance(void);
 enum ktap_result test_reclaim_many_sleepers(void);
 enum ktap_result test_irq_storm(void);
 enum ktap_result test_refill_reserve(void);
