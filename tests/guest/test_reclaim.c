@@ -680,11 +680,11 @@ enum ktap_result test_reclaim_stack_reader(void)
 /*
  * Aging: a thread that ran since reclaim last came by is passed over once.
  * A thread goes EXCURSION deep and sleeps; one batch (dynamic_stack/
- * reclaim) must leave every page it mapped; batches until one frees nothing
- * must leave it one page; woken, it goes deep again and sleeps, and one
- * batch must leave its pages again. Batches until one frees nothing run
- * first, so that the first batch that meets the thread is not filled up
- * before it by what other tasks grew into.
+ * reclaim) must leave every page it mapped; batches until two in a row
+ * free nothing must leave it one page; woken, it goes deep again and
+ * sleeps, and one batch must leave its pages again. Batches until two in a
+ * row free nothing run first, so that the first batch that meets the
+ * thread is not filled up before it by what other tasks grew into.
  */
 #define RECLAIM_PATH	"/sys/kernel/debug/dynamic_stack/reclaim"
 #define SETTLE_BATCHES	1000
@@ -728,15 +728,20 @@ static int reclaim_batch(long *freed)
 	return err;
 }
 
-/* Batches until one frees nothing; *@batches: how many ran. */
+/*
+ * Batches until two in a row free nothing (a batch that frees nothing may
+ * still have passed tasks over); *@batches: how many ran.
+ */
 static int reclaim_settle(int *batches)
 {
-	long freed = 1;
-	int err = 0;
+	int err = 0, idle = 0;
+	long freed;
 
-	for (*batches = 0; !err && freed && *batches < SETTLE_BATCHES; ++*batches)
+	for (*batches = 0; !err && idle < 2 && *batches < SETTLE_BATCHES; ++*batches) {
 		err = reclaim_batch(&freed);
-	return err ?: freed ? ETIMEDOUT : 0;
+		idle = freed ? 0 : idle + 1;
+	}
+	return err ?: idle < 2 ? ETIMEDOUT : 0;
 }
 
 /* Waits, 10 s at most, until the target sleeps and still does 100 ms later. */
@@ -802,7 +807,7 @@ enum ktap_result test_reclaim_second_chance(void)
 	close(sc.pipe[0]);
 	pthread_barrier_destroy(&sc.grown);
 
-	ktap_diag("pages mapped: %ld after %d bytes, %ld after one batch, %ld after %d batches (the last freed nothing)",
+	ktap_diag("pages mapped: %ld after %d bytes, %ld after one batch, %ld after %d batches (the last two freed nothing)",
 		  grown, EXCURSION, first, settled, batches);
 	ktap_diag("deep again: %ld, %ld after one batch; woken %d of 2; thread: %s; %s",
 		  regrown, again, woken, strerror(sc.err), strerror(err));
