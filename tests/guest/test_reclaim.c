@@ -7,7 +7,7 @@
  * - threads on both CPUs that sleep deep in their stacks, through
  *   /sys/kernel/debug/dynamic_stack/sleep, find every frame they wrote
  *   intact while reclaim runs on and on, and so do threads that only
- *   grow and shrink meanwhile;
+ *   grow and shrink meanwhile; those that rest in between are trimmed;
  * - a thread that a batch trimmed and that grows again before the batch
  *   has flushed every CPU's TLB gets the same pages back, and reads what
  *   another CPU writes to its stack through an entry that CPU's TLB may
@@ -154,11 +154,75 @@ enum ktap_result test_reclaim_sleeping(void)
 	return r;
 }
 
+#define READER_PATH	"/sys/kernel/debug/dynamic_stack/not_used"
+#define RECLAIM_PATH	"/sys/kernel/debug/dynamic_stack/reclaim"
+
+/* What a read through dynamic_stack/not_used found */
+struct stack_read {
+	long not_used, before, after;
+};
+
+static int stack_read(pid_t tid, int ms, struct stack_read *sr)
+{
+	char s[32];
+	FILE *f;
+	int err;
+
+	snprintf(s, sizeof(s), "%d %d", (int)tid, ms);
+	err = write_file(READER_PATH, s);
+	if (err)
+		return err;
+	f = fopen(READER_PATH, "r");
+	if (!f || fscanf(f, "not_used %ld mapped %ld %ld", &sr->not_used,
+			 &sr->before, &sr->after) != 3)
+		err = EIO;
+	if (f)
+		fclose(f);
+	return err;
+}
+
+/* One batch; *@freed: the pages it freed. 0 or an errno. */
+static int reclaim_batch(long *freed)
+{
+	FILE *f;
+	int err;
+
+	err = write_file(RECLAIM_PATH, "1000000");
+	if (err)
+		return err;
+	f = fopen(RECLAIM_PATH, "r");
+	if (!f || fscanf(f, "%ld", freed) != 1)
+		err = EIO;
+	if (f)
+		fclose(f);
+	return err;
+}
+
+/*
+ * Reclaim under stress: NR_STRESS threads per CPU grow and shrink their
+ * stacks to random depths (half of them sleep at the deepest frame,
+ * through dynamic_stack/sleep) and sleep up to 2 ms between rounds, for
+ * STRESS_SECONDS, while the test runs drop_caches and a reclaim batch
+ * (dynamic_stack/reclaim) again and again: every frame they wrote must
+ * read back intact. Reclaim passes over, once, a thread that ran since it
+ * last came by, and these threads run more often than reclaim comes by on
+ * a slow kernel (arm64/debug: 0 of 46 drop_caches took a page of theirs).
+ * So every REST_EVERY rounds a thread goes EXCURSION deep and rests,
+ * asleep on a pipe, until the page tables map one page of its stack (read
+ * through dynamic_stack/not_used) or REST_ROUNDS rounds of reclaim went
+ * by; then the test wakes it, and it grows again amid the stress. Every
+ * rest must end with one page, and at least one must end.
+ */
+#define REST_EVERY	64
+#define REST_ROUNDS	20
+
 static atomic_int stop;
 
 struct stresser {
 	pthread_t thread;
-	int index, cpu, deep_sleeper;
+	pid_t tid;
+	int index, cpu, deep_sleeper, pipe[2], waited;
+	atomic_int resting;
 	long rounds, errors;
 	int first_err;
 };
@@ -172,6 +236,20 @@ static int sleep_deep(long bytes)
 	return write_file("/sys/kernel/debug/dynamic_stack/sleep", s);
 }
 
+/* Goes EXCURSION deep, then sleeps until the test wakes it. */
+static int rest(struct stresser *st)
+{
+	int err = consume(EXCURSION);
+	char c;
+
+	if (err)
+		return err;
+	atomic_store(&st->resting, 1);
+	if (read(st->pipe[0], &c, 1) != 1 && !atomic_load(&stop))
+		return EPIPE;
+	return 0;
+}
+
 static void *stress(void *arg)
 {
 	struct stresser *st = arg;
@@ -179,6 +257,7 @@ static void *stress(void *arg)
 	long depth;
 	int err;
 
+	st->tid = gettid();
 	err = pin_to_cpu(st->cpu);
 	if (err) {
 		st->errors++;
@@ -186,7 +265,9 @@ static void *stress(void *arg)
 		return NULL;
 	}
 	while (!atomic_load(&stop)) {
-		if (st->deep_sleeper) {
+		if (st->rounds % REST_EVERY == REST_EVERY - 1) {
+			err = rest(st);
+		} else if (st->deep_sleeper) {
 			depth = 1024 + rand_r(&seed) % (sleep_max() - 1024);
 			err = sleep_deep(depth);
 		} else {
@@ -202,11 +283,40 @@ static void *stress(void *arg)
 	return NULL;
 }
 
+/*
+ * After a round of reclaim: if @st rests, and its stack is down to one
+ * page or has waited REST_ROUNDS rounds, wakes it and counts the rest in
+ * *@trimmed or *@untrimmed.
+ */
+static void rest_check(struct stresser *st, long *trimmed, long *untrimmed)
+{
+	struct stack_read sr = { -1, -1, -1 };
+	int err;
+
+	if (!atomic_load(&st->resting))
+		return;
+	err = stack_read(st->tid, 0, &sr);
+	if (!err && sr.before != 1 && ++st->waited < REST_ROUNDS)
+		return;
+	if (err || sr.before != 1) {
+		if (!(*untrimmed)++)
+			ktap_diag("thread %d: %ld stack pages mapped after %d rounds of reclaim (%s)",
+				  st->index, sr.before, st->waited, strerror(err));
+	} else {
+		++*trimmed;
+	}
+	st->waited = 0;
+	atomic_store(&st->resting, 0);
+	if (write(st->pipe[1], "x", 1) != 1)
+		++*untrimmed;
+}
+
 enum ktap_result test_reclaim_stress(void)
 {
 	static struct stresser st[2 * NR_STRESS];
 	int ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	long rounds = 0, errors = 0, drops = 0, dropped = 0, before, after;
+	long rounds = 0, errors = 0, reclaims = 0, trimmed = 0, untrimmed = 0;
+	long freed;
 	int i, n = 0, err = 0;
 	time_t end;
 
@@ -214,25 +324,33 @@ enum ktap_result test_reclaim_stress(void)
 		ncpus = 2;
 	ktap_diag("seed %u", test_seed());
 	atomic_store(&stop, 0);
+	memset(st, 0, sizeof(st));
 	for (i = 0; i < ncpus * NR_STRESS; i++, n++) {
 		st[n].index = i;
 		st[n].cpu = i % ncpus;
 		st[n].deep_sleeper = i % 2;
-		if (pthread_create(&st[n].thread, NULL, stress, &st[n]))
+		if (pipe(st[n].pipe))
 			break;
+		if (pthread_create(&st[n].thread, NULL, stress, &st[n])) {
+			close(st[n].pipe[0]);
+			close(st[n].pipe[1]);
+			break;
+		}
 	}
 	end = time(NULL) + STRESS_SECONDS;
 	while (time(NULL) < end && !err) {
-		before = vmstat_read("nr_dynamic_stacks_faults");
-		err = drop_slab();
-		after = vmstat_read("nr_dynamic_stacks_faults");
-		drops++;
-		dropped += after < before;
+		err = drop_slab() ?: reclaim_batch(&freed);
+		reclaims++;
+		for (i = 0; i < n; i++)
+			rest_check(&st[i], &trimmed, &untrimmed);
 		usleep(5000);
 	}
 	atomic_store(&stop, 1);
+	for (i = 0; i < n; i++)
+		close(st[i].pipe[1]);	/* EOF wakes a thread that rests */
 	for (i = 0; i < n; i++) {
 		pthread_join(st[i].thread, NULL);
+		close(st[i].pipe[0]);
 		rounds += st[i].rounds;
 		errors += st[i].errors;
 		if (st[i].errors)
@@ -240,9 +358,11 @@ enum ktap_result test_reclaim_stress(void)
 				  st[i].cpu, st[i].deep_sleeper ? "sleeps deep" : "grows",
 				  st[i].errors, strerror(st[i].first_err));
 	}
-	ktap_diag("%d threads on %d CPUs, %ld rounds; %ld drop_caches (%s), %ld of them freed stack pages",
-		  n, ncpus, rounds, drops, err ? strerror(err) : "ok", dropped);
-	if (n != ncpus * NR_STRESS || errors || err || !dropped)
+	ktap_diag("%d threads on %d CPUs, %ld rounds; %ld rounds of reclaim (%s)",
+		  n, ncpus, rounds, reclaims, err ? strerror(err) : "ok");
+	ktap_diag("%ld rests ended with one stack page mapped, %ld did not",
+		  trimmed, untrimmed);
+	if (n != ncpus * NR_STRESS || errors || err || untrimmed || !trimmed)
 		return KTAP_FAIL;
 	return KTAP_PASS;
 }
@@ -531,13 +651,7 @@ enum ktap_result test_reclaim_tlb_window(void)
  * would unmap pages the reader is about to read, an oops), and trim it
  * once the read is over.
  */
-#define READER_PATH	"/sys/kernel/debug/dynamic_stack/not_used"
 #define READER_HOLD_MS	5000
-
-/* What a read through dynamic_stack/not_used found */
-struct stack_read {
-	long not_used, before, after;
-};
 
 static struct {
 	pid_t tid, reader_tid;
@@ -546,25 +660,6 @@ static struct {
 	struct stack_read held;
 	atomic_int read_done;
 } rd;
-
-static int stack_read(pid_t tid, int ms, struct stack_read *sr)
-{
-	char s[32];
-	FILE *f;
-	int err;
-
-	snprintf(s, sizeof(s), "%d %d", (int)tid, ms);
-	err = write_file(READER_PATH, s);
-	if (err)
-		return err;
-	f = fopen(READER_PATH, "r");
-	if (!f || fscanf(f, "not_used %ld mapped %ld %ld", &sr->not_used,
-			 &sr->before, &sr->after) != 3)
-		err = EIO;
-	if (f)
-		fclose(f);
-	return err;
-}
 
 static void *reader_target(void *arg)
 {
@@ -686,7 +781,6 @@ enum ktap_result test_reclaim_stack_reader(void)
  * row free nothing run first, so that the first batch that meets the
  * thread is not filled up before it by what other tasks grew into.
  */
-#define RECLAIM_PATH	"/sys/kernel/debug/dynamic_stack/reclaim"
 #define SETTLE_BATCHES	1000
 
 static struct {
@@ -709,23 +803,6 @@ static void *second_chance_target(void *arg)
 			sc.err = sc.err ?: EPIPE;
 	}
 	return NULL;
-}
-
-/* One batch; *@freed: the pages it freed. 0 or an errno. */
-static int reclaim_batch(long *freed)
-{
-	FILE *f;
-	int err;
-
-	err = write_file(RECLAIM_PATH, "1000000");
-	if (err)
-		return err;
-	f = fopen(RECLAIM_PATH, "r");
-	if (!f || fscanf(f, "%ld", freed) != 1)
-		err = EIO;
-	if (f)
-		fclose(f);
-	return err;
 }
 
 /*
