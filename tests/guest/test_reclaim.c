@@ -198,6 +198,42 @@ static int reclaim_batch(long *freed)
 	return err;
 }
 
+/* The state letter of thread @tid (/proc/self/task/TID/stat), or 0. */
+static char thread_state(pid_t tid)
+{
+	char path[64], state = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 0;
+	if (f)
+		fclose(f);
+	return state;
+}
+
+/*
+ * Waits, 10 s at most, until thread *@tid (0 until it has set it) is in
+ * @state and still is 100 ms later; ETIME at once if @done is set.
+ */
+static int thread_stays(atomic_int *tid, char state, atomic_int *done)
+{
+	int i;
+
+	for (i = 0; i < 1000; i++) {
+		if (done && atomic_load(done))
+			return ETIME;
+		if (atomic_load(tid) && thread_state(atomic_load(tid)) == state) {
+			usleep(100000);
+			if (thread_state(atomic_load(tid)) == state)
+				return 0;
+		}
+		usleep(10000);
+	}
+	return ETIMEDOUT;
+}
+
 /*
  * Reclaim under stress: NR_STRESS threads per CPU grow and shrink their
  * stacks to random depths (half of them sleep at the deepest frame,
@@ -654,7 +690,8 @@ enum ktap_result test_reclaim_tlb_window(void)
 #define READER_HOLD_MS	5000
 
 static struct {
-	pid_t tid, reader_tid;
+	pid_t tid;
+	atomic_int reader_tid;
 	int pipe[2], target_err, read_err;
 	pthread_barrier_t grown;
 	struct stack_read held;
@@ -675,46 +712,10 @@ static void *reader_target(void *arg)
 	return NULL;
 }
 
-/* The state letter of thread @tid (/proc/self/task/TID/stat), or 0. */
-static char thread_state(pid_t tid)
-{
-	char path[64], state = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
-	f = fopen(path, "r");
-	if (f && fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = 0;
-	if (f)
-		fclose(f);
-	return state;
-}
-
-/*
- * Waits, 10 s at most, until the reader sleeps in its hold (msleep(): D)
- * and still does 100 ms later.
- */
-static int reader_holding(void)
-{
-	int i;
-
-	for (i = 0; i < 1000; i++) {
-		if (atomic_load(&rd.read_done))
-			return ETIME;
-		if (rd.reader_tid && thread_state(rd.reader_tid) == 'D') {
-			usleep(100000);
-			if (thread_state(rd.reader_tid) == 'D')
-				return 0;
-		}
-		usleep(10000);
-	}
-	return ETIMEDOUT;
-}
-
 static void *reader(void *arg)
 {
 	(void)arg;
-	rd.reader_tid = gettid();
+	atomic_store(&rd.reader_tid, gettid());
 	rd.read_err = stack_read(rd.tid, READER_HOLD_MS, &rd.held);
 	atomic_store(&rd.read_done, 1);
 	return NULL;
@@ -738,7 +739,8 @@ enum ktap_result test_reclaim_stack_reader(void)
 	usleep(100000);		/* asleep in read() */
 	err = pthread_create(&r, NULL, reader, NULL) ? EAGAIN : 0;
 	if (!err) {
-		err = reader_holding();
+		/* The reader sleeps in its hold: msleep(), D. */
+		err = thread_stays(&rd.reader_tid, 'D', &rd.read_done);
 		if (err)
 			ktap_diag("the reader did not hold its read: %s",
 				  strerror(err));
@@ -784,7 +786,7 @@ enum ktap_result test_reclaim_stack_reader(void)
 #define SETTLE_BATCHES	1000
 
 static struct {
-	pid_t tid;
+	atomic_int tid;
 	int pipe[2], err;
 	pthread_barrier_t grown;
 } sc;
@@ -795,7 +797,7 @@ static void *second_chance_target(void *arg)
 	int round;
 
 	(void)arg;
-	sc.tid = gettid();
+	atomic_store(&sc.tid, gettid());
 	for (round = 0; round < 2; round++) {
 		sc.err = sc.err ?: consume(EXCURSION);
 		pthread_barrier_wait(&sc.grown);
@@ -819,22 +821,6 @@ static int reclaim_settle(int *batches)
 		idle = freed ? 0 : idle + 1;
 	}
 	return err ?: idle < 2 ? ETIMEDOUT : 0;
-}
-
-/* Waits, 10 s at most, until the target sleeps and still does 100 ms later. */
-static int target_asleep(void)
-{
-	int i;
-
-	for (i = 0; i < 1000; i++) {
-		if (thread_state(sc.tid) == 'S') {
-			usleep(100000);
-			if (thread_state(sc.tid) == 'S')
-				return 0;
-		}
-		usleep(10000);
-	}
-	return ETIMEDOUT;
 }
 
 /* The pages of the target's stack that are mapped now, or -1 */
@@ -863,7 +849,7 @@ enum ktap_result test_reclaim_second_chance(void)
 		return KTAP_FAIL;
 	}
 	pthread_barrier_wait(&sc.grown);
-	err = target_asleep();
+	err = thread_stays(&sc.tid, 'S', NULL);
 	grown = target_mapped(&err);
 	err = err ?: reclaim_batch(&freed);
 	first = target_mapped(&err);
@@ -874,7 +860,7 @@ enum ktap_result test_reclaim_second_chance(void)
 	else
 		close(sc.pipe[1]);	/* EOF wakes it, and it fails */
 	pthread_barrier_wait(&sc.grown);
-	err = err ?: target_asleep();
+	err = err ?: thread_stays(&sc.tid, 'S', NULL);
 	regrown = target_mapped(&err);
 	err = err ?: reclaim_batch(&freed);
 	again = target_mapped(&err);
