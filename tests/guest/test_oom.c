@@ -12,8 +12,10 @@
  * (dynamic_stack_reserve_used) are reported.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -80,6 +82,17 @@ enum ktap_result test_oom_stress(void)
 	int i, status;
 
 	ktap_diag("seed %u", test_seed());
+	/*
+	 * The hogs and the threads (which inherit it) keep both CPUs busy for
+	 * a minute or more: at nice 0 they starve kernel threads of lower
+	 * priority, and one preempted in an RCU read-side section stalls RCU
+	 * (arm64/debug: kmemleak's scanner, nice 10, preempted in
+	 * kmemleak_scan(), "rcu_preempt detected stalls", 6502 jiffies).
+	 * What is tested is memory, not CPU time: the stress runs at nice 19.
+	 */
+	errno = 0;
+	if (nice(19) == -1 && errno)
+		ktap_diag("nice: %s", strerror(errno));
 	before = vmstat_read("dynamic_stack_refill_failed");
 	used0 = vmstat_read("dynamic_stack_reserve_used");
 	for (i = 0; i < NR_HOGS; i++)
