@@ -9,7 +9,8 @@
  * refill of a fault pool failed (dynamic_stack_refill_failed did not
  * move): a failed refill leaves the next task on that CPU with fewer pages
  * than its stack may need. The pages the refills took from the reserve
- * (dynamic_stack_reserve_used) are reported.
+ * (dynamic_stack_reserve_used) and those stacks gave back to it
+ * (dynamic_stack_reserve_recycled) are reported.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -74,6 +75,7 @@ enum ktap_result test_oom_stress(void)
 {
 	static struct churn c[NR_CHURN];
 	long kills = 0, threads = 0, errors = 0, before, after, used0, used;
+	long back0, back;
 	long max_s = oom_max_seconds(), kills_s = -1;
 	time_t start = time(NULL), end = start + OOM_SECONDS;
 	time_t end_max = start + max_s;
@@ -94,6 +96,7 @@ enum ktap_result test_oom_stress(void)
 		ktap_diag("kmemleak scan=off: %s", strerror(err));
 	before = vmstat_read("dynamic_stack_refill_failed");
 	used0 = vmstat_read("dynamic_stack_reserve_used");
+	back0 = vmstat_read("dynamic_stack_reserve_recycled");
 	for (i = 0; i < NR_HOGS; i++)
 		hogs[i] = hog();
 	for (i = 0; i < NR_CHURN; i++) {
@@ -135,19 +138,22 @@ enum ktap_result test_oom_stress(void)
 		;
 	after = vmstat_read("dynamic_stack_refill_failed");
 	used = vmstat_read("dynamic_stack_reserve_used");
+	back = vmstat_read("dynamic_stack_reserve_recycled");
 
 	ktap_diag("%ld s with the teardown: %ld hogs killed and respawned (%d of them after %ld s), %ld threads grew, %ld errors",
 		  (long)(time(NULL) - start), kills, OOM_KILLS, kills_s,
 		  threads, errors);
-	ktap_diag("dynamic_stack_refill_failed %ld -> %ld, dynamic_stack_reserve_used %ld -> %ld",
-		  before, after, used0, used);
+	ktap_diag("dynamic_stack_refill_failed %ld -> %ld, dynamic_stack_reserve_used %ld -> %ld, dynamic_stack_reserve_recycled %ld -> %ld",
+		  before, after, used0, used, back0, back);
 	ktap_metric("oom_kills", kills, "kills");
 	if (used0 >= 0 && used >= used0)
 		ktap_metric("oom_reserve_used", used - used0, "pages");
+	if (back0 >= 0 && back >= back0)
+		ktap_metric("oom_reserve_recycled", back - back0, "pages");
 	if (kills < OOM_KILLS)
 		ktap_diag("fewer than %d hogs killed in %ld s", OOM_KILLS, max_s);
 	if (errors || !threads || kills < OOM_KILLS || before < 0 ||
-	    after != before || used0 < 0)
+	    after != before || used0 < 0 || back0 < 0)
 		return KTAP_FAIL;
 	return KTAP_PASS;
 }
