@@ -6,8 +6,9 @@
 # configs/VARIANT.config (NAME.config for NAME-baseline) and, if there is
 # one, configs/ARCH-VARIANT.config (ARCH-NAME.config), and builds
 # the kernel out of tree in $CACHE/build/ARCH-VARIANT with ccache; prints
-# the image path. Nothing is rebuilt when the source commit, the fragments
-# and the compiler are what the last successful build used.
+# the image path. Nothing is rebuilt when the source commit and its
+# uncommitted changes (a SRC tree being edited), the fragments and the
+# compiler are what the last successful build used.
 set -eu
 . "$(dirname "$0")/common.sh"
 [ $# = 2 ] || usage_error "usage: build.sh ARCH VARIANT"
@@ -35,7 +36,8 @@ if [ "$variant" != "$tree" ]; then
 	[ ! -f "$f" ] || frags="$frags $f"
 fi
 cc=${CROSS_COMPILE}gcc
-key=$( (git -C "$src" rev-parse HEAD; cat $frags; $cc --version | head -n 1) |
+key=$( (git -C "$src" rev-parse HEAD; git -C "$src" diff HEAD; cat $frags
+	$cc --version | head -n 1) |
 	sha256sum | cut -d' ' -f1)
 
 if [ -f "$out/$KERNEL_IMAGE" ] && [ "$(cat "$out/.dynstack-key" 2>/dev/null)" = "$key" ]; then

@@ -376,6 +376,54 @@ static enum ktap_result bench_growth(void)
 	return KTAP_PASS;
 }
 
+/* Time of one write of "DEPTH N" to dynamic_stack/irq_fault, or -1 */
+static double irq_faults(long depth, long n)
+{
+	char text[48];
+	double t0 = now_ns();
+	int err;
+
+	snprintf(text, sizeof(text), "%ld %ld", depth, n);
+	err = write_file("/sys/kernel/debug/dynamic_stack/irq_fault", text);
+	if (err) {
+		ktap_diag("dynamic_stack/irq_fault \"%s\": %s", text, strerror(err));
+		return -1;
+	}
+	return now_ns() - t0;
+}
+
+/*
+ * A kernel fault on the IRQ stack (a softirq's tasklet), at its start and
+ * 8 KiB below it: ns per fault at each depth (each less the same write
+ * with no fault), and their ratio. On arm64, the vector of an exception
+ * below the top page of a stack takes its dynamic-stack stub, which must
+ * let one on a stack that is not a task's go on at once: the ratio is the
+ * cost of that, against a fault that the vector's inline check passes.
+ * Only the dynamic kernel has the irq_fault file.
+ */
+static enum ktap_result bench_irq_stack_faults(void)
+{
+	long n = iterations(4000);
+	double top, deep, none;
+
+	if (!dynamic())
+		return KTAP_SKIP;
+	none = irq_faults(0, 0);
+	top = irq_faults(0, n);
+	if (none < 0 || top < 0)
+		return KTAP_FAIL;
+	top = (top - none) / n;
+	none = irq_faults(8192, 0);
+	deep = irq_faults(8192, n);
+	if (none < 0 || deep < 0)
+		return KTAP_FAIL;
+	deep = (deep - none) / n;
+	ktap_metric("irq_stack_fault", top, "ns");
+	ktap_metric("irq_stack_fault_8k", deep, "ns");
+	ktap_metric("irq_stack_fault_8k_per_top", deep / top, "x");
+	return KTAP_PASS;
+}
+
 /*
  * 1000 threads that used 12 KiB of stack once, asleep, before and after
  * reclaim (drop_slab(): the shrinkers); then, after they exited, 1000 new
@@ -434,6 +482,7 @@ static const struct ktap_case bench_cases[] = {
 	{ "bench_kernel_faults", bench_kernel_faults },
 	{ "bench_irq_kernel_work", bench_irq_kernel_work },
 	{ "bench_growth",	bench_growth },
+	{ "bench_irq_stack_faults", bench_irq_stack_faults },
 	{ "bench_sleeping",	bench_sleeping },
 	{ "bench_burst",	bench_burst },
 	{ "bench_histogram",	bench_histogram },
