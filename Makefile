@@ -27,7 +27,7 @@ help:
 	@echo '  test        host checks, checkpatch, quick bisect, matrix, bench smoke (CI)'
 	@echo '  bench       baseline vs dynamic figures per arch under -icount: $(RESULTS)/bench.md'
 	@echo '  kernel      build one kernel (ARCH=, VARIANT=), print its image path'
-	@echo '  boot        boot one kernel (ARCH=, VARIANT=, [INITRD=], [CMDLINE=]), print the console'
+	@echo '  boot        boot one kernel (ARCH=, VARIANT=, [INITRD=], [CMDLINE=]), print the console and its verdict'
 	@echo '  initramfs   build the test initramfs for ARCH=, print its path'
 	@echo '  review      print ARCH='"'"'s hooks in the patched tree, for a reviewer'
 	@echo '  hostcheck   the host-side checks alone'
@@ -105,11 +105,13 @@ initramfs: deps $(call INITRAMFS,$(ARCH))
 
 boot: deps $(if $(INITRD),,$(call INITRAMFS,$(ARCH)))
 	@mkdir -p $(RESULTS)
-	@VARIANT=$(VARIANT) boot/qemu.sh $(ARCH) "$$(scripts/build.sh $(ARCH) $(VARIANT))" \
+	@image=$$(scripts/build.sh $(ARCH) $(VARIANT)) && status=0 && \
+	VARIANT=$(VARIANT) boot/qemu.sh $(ARCH) "$$image" \
 		$(or $(INITRD),$(call INITRAMFS,$(ARCH))) \
 		$(RESULTS)/$(ARCH)-$(VARIANT).boot.log \
 		$$(cat tests/guest/$(if $(filter baseline %-baseline,$(VARIANT)),baseline,dynamic).cmdline) \
-		$(if $(TESTS),TESTS=$(TESTS) kunit.filter_glob=$(TESTS)) $(CMDLINE)
+		$(if $(TESTS),TESTS=$(TESTS) kunit.filter_glob=$(TESTS)) $(CMDLINE) || status=$$?; \
+	scripts/boot-verdict.sh $(RESULTS)/$(ARCH)-$(VARIANT).boot.log $$status
 
 review: deps
 	@scripts/review.sh $(ARCH)

@@ -373,7 +373,7 @@ objtool_noinstr() {
 logs=$(ls tests/host/ktap/*.log | wc -l)
 complaints=$(grep -c "^[^#].*$TAB" tests/complaints)
 echo "KTAP version 1"
-echo "1..$((31 + logs + complaints))"
+echo "1..$((32 + logs + complaints))"
 # Each variant's tree, fragments and baseline: NAME-baseline is the
 # baseline with configs/NAME.config, the twin NAME is held against.
 variant_roles() {
@@ -456,6 +456,25 @@ EOF
 "    ok 1 a_pass|    not ok 2 b_notok|    not ok 3 c_fail|    ok 4 d_allskip # SKIP |    ok 5 e_skip # SKIP |    not ok 6 f_hang|    not ok 7 g_signal|    ok 8 h_orphan|    not ok 9 i_exit3|" ]
 }
 
+# make boot's verdict (scripts/boot-verdict.sh): 0 for a good log, 1 for
+# a failed case, an oops or a QEMU status that is not 0, with one summary
+# line.
+boot_verdict() {
+	for c in "good 0 0" "failed-case 0 1" "oops 0 1" "good 124 1" "no-ktap 0 1"; do
+		set -- $c
+		cp "tests/host/ktap/$1.log" "$tmp/bv.log"
+		st=0
+		scripts/boot-verdict.sh "$tmp/bv.log" "$2" >"$tmp/bv.out" 2>&1 || st=$?
+		[ "$st" = "$3" ] || { echo "$1, qemu status $2: exit $st, want $3"; cat "$tmp/bv.out"; return 1; }
+		tail -n 1 "$tmp/bv.out" | grep -qx 'boot: [0-9]* passed, [0-9]* failed, [0-9]* skipped' ||
+			{ echo "$1: no summary line"; cat "$tmp/bv.out"; return 1; }
+		[ -f "$tmp/bv.ktap" ] || { echo "$1: no $tmp/bv.ktap"; return 1; }
+	done
+	st=0
+	scripts/boot-verdict.sh "$tmp/missing.log" 0 >"$tmp/bv.out" 2>&1 || st=$?
+	[ "$st" = 1 ] && grep -q 'missing' "$tmp/bv.out"
+}
+
 check shell_syntax shell_syntax
 check variant_roles variant_roles
 check shellcheck shellcheck_clean
@@ -478,6 +497,7 @@ check verdict_skip_not_allowed verdict_skip_not_allowed
 check verdict_skip_allowed verdict_skip_allowed
 check verdict_xfail verdict_xfail
 check verdict_xfail_other_problem verdict_xfail_other_problem
+check boot_verdict boot_verdict
 check verdict_failed_diag verdict_failed_diag
 check noinstr_calls noinstr_calls
 check objtool_noinstr objtool_noinstr
