@@ -393,9 +393,9 @@ static double irq_faults(long depth, long n)
 }
 
 /*
- * A kernel fault on the IRQ stack (a softirq's tasklet), at its start and
- * 8 KiB below it: ns per fault at each depth (each less the same write
- * with no fault), and their ratio. On arm64, the vector of an exception
+ * A kernel fault on the IRQ stack (a softirq's tasklet, interrupts
+ * disabled), at its start and 8 KiB below it: ns per fault at each depth
+ * (each less the same write with no fault), and their ratio. On arm64, the vector of an exception
  * below the top page of a stack takes its dynamic-stack stub, which must
  * let one on a stack that is not a task's go on at once: the ratio is the
  * cost of that, against a fault that the vector's inline check passes.
