@@ -105,7 +105,7 @@ initramfs: deps $(call INITRAMFS,$(ARCH))
 
 boot: deps $(if $(INITRD),,$(call INITRAMFS,$(ARCH)))
 	@mkdir -p $(RESULTS)
-	@image=$$(scripts/build.sh $(ARCH) $(VARIANT)) && status=0 && \
+	@image=$$(scripts/build.sh $(ARCH) $(VARIANT)) || exit 1; status=0; \
 	VARIANT=$(VARIANT) boot/qemu.sh $(ARCH) "$$image" \
 		$(or $(INITRD),$(call INITRAMFS,$(ARCH))) \
 		$(RESULTS)/$(ARCH)-$(VARIANT).boot.log \
