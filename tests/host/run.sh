@@ -310,32 +310,62 @@ symbols_link_check() {
 
 # scripts/noinstr.sh on a small aarch64 program laid out as vmlinux is:
 # calls into .noinstr.text, .entry.text and NOINSTR_ALLOW pass; a call to
-# .text, an indirect call and a missing function are reported.
+# .text, an indirect call and a missing function are reported, and so are
+# a call to .text from a noinstr function that the one checked calls, and
+# a call to noinstr code that no function symbol covers.
 noinstr_calls() {
 	cat >"$tmp/n.S" <<-EOF || return 1
+	.macro	fn name
+	.type	\\name, %function
+	\\name:
+	.endm
+	.macro	endfn name
+	.size	\\name, . - \\name
+	.endm
 	.section .noinstr.text, "ax"
-	.type	good, %function
-	.type	bad, %function
 	__noinstr_text_start:
-	good:	bl	helper
+	fn good
+		bl	helper
 		bl	_printk
 		bl	entry
 		b	good
 		ret
-	bad:	bl	out_of_line
+	endfn good
+	fn bad
+		bl	out_of_line
 		blr	x0
 		ret
-	helper:	ret
+	endfn bad
+	fn outer
+		bl	inner
+		ret
+	endfn outer
+	fn inner
+		bl	out_of_line
+		ret
+	endfn inner
+	fn to_label
+		bl	label
+		ret
+	endfn to_label
+	label:	ret
+	fn helper
+		ret
+	endfn helper
 	__noinstr_text_end:
 	.section .entry.text, "ax"
 	__entry_text_start:
-	entry:	ret
+	fn entry
+		ret
+	endfn entry
 	__entry_text_end:
 	.text
-	.type	out_of_line, %function
-	out_of_line:
+	fn out_of_line
 		ret
-	_printk: ret
+	endfn out_of_line
+	fn _printk
+		ret
+	endfn _printk
 	.globl	_start
 	_start:	ret
 	EOF
@@ -346,6 +376,12 @@ noinstr_calls() {
 	cat "$tmp/n.out"
 	grep -q '^bad: calls out_of_line .*not noinstr' "$tmp/n.out" &&
 		grep -q '^bad: indirect call' "$tmp/n.out" || return 1
+	! scripts/noinstr.sh "$tmp/n.elf" outer >"$tmp/n.out" || return 1
+	cat "$tmp/n.out"
+	grep -q '^outer > inner: calls out_of_line .*not noinstr' "$tmp/n.out" || return 1
+	! scripts/noinstr.sh "$tmp/n.elf" to_label >"$tmp/n.out" || return 1
+	cat "$tmp/n.out"
+	grep -q '^to_label: calls label .*no function symbol covers' "$tmp/n.out" || return 1
 	! scripts/noinstr.sh "$tmp/n.elf" nosuch >"$tmp/n.out" &&
 		grep -q '^nosuch: not in the kernel' "$tmp/n.out"
 }
